@@ -1,0 +1,97 @@
+import type { GatewayError } from '../errors.ts';
+import type { DecodedStreamEvent } from '../framing/server-sent-event.ts';
+import type { CanonicalChatRequest } from './canonical-chat-request.ts';
+import type { CanonicalChatResponse } from './canonical-chat-response.ts';
+import type { CanonicalEmbeddingsRequest, CanonicalEmbeddingsResponse } from './canonical-embeddings.ts';
+import type { CanonicalStreamPart } from './canonical-stream-part.ts';
+
+/** The operations a provider can serve. */
+export type ProviderOperation = 'chat' | 'embeddings';
+
+/** The client dialects the gateway speaks; a provider that natively speaks one gets same-dialect pass-through. */
+export type ClientDialectId = 'openai-chat' | 'openai-embeddings';
+
+/**
+ * Where and how to call one deployment: resolved from the config (presets applied, env references
+ * substituted) before it reaches a translator.
+ */
+export interface UpstreamTarget {
+  /** The config's provider name (`openai`, `groq`, `anthropic` ...), for error messages and metrics. */
+  providerName: string;
+  /** Base URL without a trailing slash, e.g. `https://api.openai.com/v1`. */
+  baseURL: string;
+  /** The upstream's own model name. */
+  model: string;
+  apiKey: string | undefined;
+  /** Extra headers the config adds to every upstream request. */
+  headers: Record<string, string>;
+  /** Provider-specific options from the config (e.g. Anthropic's `anthropic-version`), untyped here. */
+  options: Record<string, unknown>;
+}
+
+/** A ready-to-send upstream HTTP request. The body is already serialised. */
+export interface UpstreamRequest {
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/**
+ * A pure reducer over a provider's decoded stream events. `init` makes fresh per-stream state; `onEvent` and
+ * `onEnd` mutate only that state and return the canonical parts the event produced (often none).
+ * `onEvent` may throw a {@link GatewayError} for an error event the provider sent mid-stream.
+ */
+export interface ChatStreamReducer<State = unknown> {
+  init(): State;
+  onEvent(state: State, event: DecodedStreamEvent): CanonicalStreamPart[];
+  onEnd(state: State): CanonicalStreamPart[];
+}
+
+/**
+ * The seam every upstream provider implements: four verbs (request, response, stream, error) per operation.
+ * Translators are stateless and runtime-neutral: they build requests and read parsed bodies; the gateway does the
+ * I/O, the framing (SSE, AWS event-stream) and the JSON parsing.
+ */
+export interface ProviderTranslator {
+  /** Stable id, e.g. `openai-compatible`, `anthropic`. */
+  readonly id: string;
+  readonly operations: readonly ProviderOperation[];
+  /** How the upstream frames its streams; the gateway decodes it before the reducer sees anything. */
+  readonly streamFraming: 'sse' | 'aws-event-stream';
+  /**
+   * The client dialect this upstream speaks natively. Requests in that dialect are passed through with minimal
+   * edits instead of being translated.
+   */
+  readonly nativeDialects: readonly ClientDialectId[];
+  /** Builds the upstream chat request. May be async (request signing). Throws a 400 GatewayError for requests the upstream cannot express. */
+  buildChatRequest(request: CanonicalChatRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
+  /** Reads a parsed, successful, non-streamed chat response. */
+  parseChatResponse(body: unknown): CanonicalChatResponse;
+  /** The stream reducer for chat streams. */
+  readonly chatStream: ChatStreamReducer<any>;
+  buildEmbeddingsRequest?(request: CanonicalEmbeddingsRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
+  parseEmbeddingsResponse?(body: unknown): CanonicalEmbeddingsResponse;
+  /**
+   * Maps an upstream error response to a GatewayError, keeping the upstream's message. `body` is the parsed JSON
+   * when the body was JSON, otherwise its text.
+   */
+  mapError(status: number, body: unknown, headers: Headers): GatewayError;
+}
+
+/** Provider translators by id, plus config-only presets that reuse a translator with defaults. */
+export interface ProviderRegistry {
+  translators: Record<string, ProviderTranslator>;
+  /** Preset name -> the translator it uses and its default base URL (e.g. `groq` -> openai-compatible). */
+  presets: Record<string, ProviderPreset>;
+}
+
+/** A config-only provider entry: which translator, which base URL by default, and how the key is sent. */
+export interface ProviderPreset {
+  translator: string;
+  baseURL: string | undefined;
+  /** The environment variable conventionally holding this provider's key, for the embedded default config. */
+  apiKeyEnvironmentVariable?: string;
+  /** Whether the upstream needs no key (local servers such as Ollama and vLLM). */
+  keyOptional?: boolean;
+}
