@@ -64,6 +64,12 @@ export interface ProviderTranslator {
    * edits instead of being translated.
    */
   readonly nativeDialects: readonly ClientDialectId[];
+  /**
+   * Builds the upstream request for a body already in one of `nativeDialects` (same-dialect pass-through). The
+   * core has made its edits (upstream model name, `stream_options.include_usage`); the translator adds the URL,
+   * credentials and headers. Required when `nativeDialects` is not empty.
+   */
+  buildNativeRequest?(dialect: ClientDialectId, body: Record<string, unknown>, target: UpstreamTarget): UpstreamRequest;
   /** Builds the upstream chat request. May be async (request signing). Throws a 400 GatewayError for requests the upstream cannot express. */
   buildChatRequest(request: CanonicalChatRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
   /** Reads a parsed, successful, non-streamed chat response. */

@@ -1,0 +1,72 @@
+import { getRequestListener } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+
+/** How a Node HTTP server serving the gateway is started. */
+export interface NodeHttpServerOptions {
+  fetch: (request: Request) => Response | Promise<Response>;
+  port: number;
+  hostname?: string;
+  /** How long in-flight requests (streams included) may take to finish after SIGTERM, ms. */
+  shutdownGraceMs: number;
+}
+
+/** A running server and its graceful stop. */
+export interface NodeHttpServer {
+  server: Server;
+  /** Whether the server still takes new requests (false once draining). */
+  isAccepting(): boolean;
+  /** Stops accepting, waits for in-flight requests up to the grace period, then closes every connection. */
+  drain(): Promise<{ unfinished: number }>;
+}
+
+/**
+ * Serves a fetch handler over node:http through @hono/node-server's request listener, counting in-flight requests
+ * so a drain can wait for them.
+ *
+ * @example
+ * const running = await startNodeHttpServer({ fetch: gateway.fetch, port: 8787, shutdownGraceMs: 25_000 });
+ * process.once('SIGTERM', async () => { await running.drain(); process.exit(0); });
+ */
+export async function startNodeHttpServer(options: NodeHttpServerOptions): Promise<NodeHttpServer> {
+  const listener = getRequestListener(options.fetch);
+  let inFlight = 0;
+  let accepting = true;
+  let onIdle: (() => void) | undefined;
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (incoming, outgoing) => {
+    inFlight++;
+    if (!accepting) outgoing.setHeader('connection', 'close');
+    outgoing.once('close', () => {
+      inFlight--;
+      if (inFlight === 0 && onIdle !== undefined) onIdle();
+    });
+    void listener(incoming, outgoing);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    isAccepting: () => accepting,
+    async drain() {
+      accepting = false;
+      server.close();
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.shutdownGraceMs);
+          onIdle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      const unfinished = inFlight;
+      server.closeAllConnections();
+      return { unfinished };
+    },
+  };
+}

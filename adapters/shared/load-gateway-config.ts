@@ -1,0 +1,29 @@
+import { createDefaultConfig } from '../../src/config/default-config.ts';
+import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import type { GatewayConfig } from '../../src/config/config-schema.ts';
+import type { ProviderRegistry } from '../../src/canonical/provider-translator.ts';
+import { parseConfigText } from './parse-config-text.ts';
+
+/** Where a config came from, for the start-up log line. */
+export interface LoadedConfig {
+  config: GatewayConfig;
+  source: string;
+}
+
+/**
+ * Loads the gateway config for a server runtime: the file named by `TORII_CONFIG` (YAML or JSON) when set,
+ * otherwise the embedded default built from the provider keys in the environment. `readText` is the runtime's
+ * file reader, so this works unchanged on Node and Deno.
+ */
+export async function loadGatewayConfig(
+  environment: Record<string, string | undefined>,
+  providers: ProviderRegistry,
+  readText: (path: string) => Promise<string>,
+): Promise<LoadedConfig> {
+  const path = environment.TORII_CONFIG;
+  if (path === undefined || path === '') {
+    return { config: parseGatewayConfig(createDefaultConfig(providers.presets, environment), environment), source: 'embedded defaults' };
+  }
+  const text = await readText(path);
+  return { config: parseGatewayConfig(parseConfigText(text, path), environment), source: path };
+}

@@ -1,0 +1,47 @@
+import * as z from 'zod/mini';
+import '../validation/zod-issues.ts';
+
+/** One deployment of a model group: a provider, the upstream's model name, and how to reach it. */
+export const deploymentConfigSchema = z.strictObject({
+  /** A translator id (`openai-compatible`, `anthropic`) or a preset (`openai`, `groq`, `mistral` ...). */
+  provider: z.string().check(z.minLength(1)),
+  /** The upstream's own model name. */
+  model: z.string().check(z.minLength(1)),
+  /** Base URL of the upstream API, e.g. `https://api.openai.com/v1`. Optional when the preset has one. */
+  baseURL: z.optional(z.url({ protocol: /^https?$/ })),
+  /** The upstream API key; usually an `${ENV_VAR}` reference. */
+  apiKey: z.optional(z.string().check(z.minLength(1))),
+  /** Relative weight when a group has several deployments (default 1). */
+  weight: z.optional(z.number().check(z.positive())),
+  /** Extra headers sent to the upstream with every request. */
+  headers: z.optional(z.record(z.string(), z.string())),
+  /** Provider-specific options (e.g. `anthropicVersion`, `defaultMaxTokens`). */
+  options: z.optional(z.record(z.string(), z.unknown())),
+});
+
+/** A model group: the name clients put in `model`, served by one or more deployments. */
+export const modelGroupConfigSchema = z.strictObject({
+  deployments: z.array(deploymentConfigSchema).check(z.minLength(1)),
+  description: z.optional(z.string()),
+});
+
+/** Server limits and timeouts. */
+export const serverConfigSchema = z.strictObject({
+  /** Largest accepted request body in bytes (default 4 MiB). */
+  bodyLimitBytes: z.optional(z.int().check(z.positive())),
+  /** Time allowed for an upstream to send response headers, in ms (default 600000). */
+  upstreamTimeoutMs: z.optional(z.int().check(z.positive())),
+});
+
+/** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */
+export const gatewayConfigSchema = z.strictObject({
+  modelGroups: z.record(z.string().check(z.minLength(1)), modelGroupConfigSchema),
+  server: z.optional(serverConfigSchema),
+});
+
+/** A validated gateway config. */
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+/** A validated deployment entry. */
+export type DeploymentConfig = z.infer<typeof deploymentConfigSchema>;
+/** A validated model group entry. */
+export type ModelGroupConfig = z.infer<typeof modelGroupConfigSchema>;

@@ -1,0 +1,103 @@
+import { Hono } from 'hono';
+import type { Authenticator } from './auth/authenticator.ts';
+import type { ProviderRegistry } from './canonical/provider-translator.ts';
+import type { GatewayConfig } from './config/config-schema.ts';
+import { GatewayError, isGatewayError, renderError, toGatewayError } from './errors.ts';
+import { resolveModelGroups } from './routing/resolve-model-groups.ts';
+import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
+import { createEmbeddingsHandler } from './routes/embeddings-route.ts';
+import type { GatewayEnvironment, RouteDependencies } from './routes/gateway-context.ts';
+import { createHealthRoutes } from './routes/health-routes.ts';
+import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
+import { observationOf } from './routes/request-observation.ts';
+import { createRequestRecord } from './routes/request-record.ts';
+import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
+
+/** What {@link createGateway} is built from. */
+export interface GatewayOptions {
+  /** A validated config (see parseGatewayConfig). */
+  config: GatewayConfig;
+  /** The provider translators and presets; the package entry point passes the built-in ones. */
+  providers: ProviderRegistry;
+  /** Who may call: the master-key authenticator, or (later) the virtual-key one. */
+  authenticator: Authenticator;
+  /** Runtime services; anything omitted gets its Web-standard default. */
+  services?: Partial<GatewayServices>;
+}
+
+const defaultBodyLimitBytes = 4 * 1024 * 1024;
+const defaultUpstreamTimeoutMs = 600_000;
+
+function methodNotAllowed(): never {
+  throw new GatewayError({ status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: 'Method not allowed for this path.' });
+}
+
+/**
+ * Builds the gateway: a Hono app serving the OpenAI-compatible API, health and metrics. It holds no runtime-specific
+ * code; serve its `fetch` from any runtime or mount it under a path of another Hono app.
+ *
+ * @example
+ * const gateway = createGateway({
+ *   config: parseGatewayConfig(rawConfig, process.env),
+ *   providers: builtinProviders,
+ *   authenticator: createMasterKeyAuthenticator(process.env.TORII_MASTER_KEY!),
+ * });
+ * export default { fetch: gateway.fetch };
+ */
+export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment> {
+  const services: GatewayServices = {
+    upstreamFetch: options.services?.upstreamFetch ?? ((url, init) => fetch(url, init)),
+    metrics: options.services?.metrics ?? noMetrics,
+    logger: options.services?.logger ?? consoleLogger,
+    now: options.services?.now ?? (() => performance.now()),
+    ...(options.services?.metricsExposition ? { metricsExposition: options.services.metricsExposition } : {}),
+    ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
+  };
+  const dependencies: RouteDependencies = {
+    services,
+    authenticator: options.authenticator,
+    modelGroups: resolveModelGroups(options.config, options.providers),
+    bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
+    upstreamTimeoutMs: options.config.server?.upstreamTimeoutMs ?? defaultUpstreamTimeoutMs,
+    startedAtSeconds: Math.floor(Date.now() / 1000),
+  };
+  const { metrics, now } = services;
+  const app = new Hono<GatewayEnvironment>();
+
+  app.use('*', async (c, next) => {
+    const record = createRequestRecord(c.req.header('x-request-id') ?? null, now());
+    c.set('record', record);
+    const measured = c.req.path.startsWith('/v1/');
+    if (measured) metrics.requestStarted();
+    await next();
+    const headers = c.res.headers;
+    const elapsed = now() - record.startedAt;
+    const overhead = Math.max(0, elapsed - record.upstreamMs);
+    headers.set('x-request-id', record.requestId);
+    headers.set('x-torii-overhead-ms', overhead.toFixed(3));
+    headers.set(
+      'server-timing',
+      record.calledUpstream ? `gateway;dur=${overhead.toFixed(3)}, upstream;dur=${record.upstreamMs.toFixed(3)}` : `gateway;dur=${overhead.toFixed(3)}`,
+    );
+    if (measured && !record.finishWhenStreamEnds) metrics.requestFinished(observationOf(dependencies, record, c.res.status));
+  });
+
+  app.onError((error, c) => {
+    const gatewayError = isGatewayError(error) ? error : toGatewayError(error);
+    if (!isGatewayError(error)) services.logger.error('unhandled error', { requestId: c.var.record?.requestId, error: String(error), stack: (error as Error).stack });
+    else if (gatewayError.status >= 500) services.logger.warn(gatewayError.message, { requestId: c.var.record?.requestId, code: gatewayError.code });
+    return renderError(gatewayError, 'openai');
+  });
+  app.notFound(() =>
+    renderError(new GatewayError({ status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown request URL.' }), 'openai'),
+  );
+
+  app.route('/', createHealthRoutes(services));
+  app.post('/v1/chat/completions', createChatCompletionsHandler(dependencies));
+  app.all('/v1/chat/completions', methodNotAllowed);
+  app.post('/v1/embeddings', createEmbeddingsHandler(dependencies));
+  app.all('/v1/embeddings', methodNotAllowed);
+  app.get('/v1/models', createModelsHandler(dependencies));
+  app.get('/v1/models/*', createModelHandler(dependencies));
+  return app;
+}

@@ -1,0 +1,14 @@
+/**
+ * The runtime-neutral core of torii. Adapters (Node, Cloudflare Workers, Deno, the library entry) wire it to a
+ * runtime; nothing here touches a runtime API.
+ */
+export { createGateway, type GatewayOptions } from './gateway.ts';
+export { parseGatewayConfig } from './config/config-parse.ts';
+export { ConfigError } from './config/config-error.ts';
+export type { GatewayConfig, DeploymentConfig, ModelGroupConfig } from './config/config-schema.ts';
+export { createMasterKeyAuthenticator } from './auth/master-key-authenticator.ts';
+export type { Authenticator, AuthContext } from './auth/authenticator.ts';
+export { GatewayError, isGatewayError, renderError } from './errors.ts';
+export type * from './canonical/index.ts';
+export type * from './services.ts';
+export { consoleLogger, noMetrics } from './services.ts';

@@ -1,0 +1,102 @@
+import type { ProviderTranslator, UpstreamRequest } from '../canonical/provider-translator.ts';
+import { GatewayError } from '../errors.ts';
+import { parseJson } from '../framing/parse-json.ts';
+import type { GatewayServices } from '../services.ts';
+import type { RequestRecord } from './request-record.ts';
+
+/** How one upstream call is made. */
+export interface UpstreamCall {
+  services: GatewayServices;
+  translator: ProviderTranslator;
+  providerName: string;
+  request: UpstreamRequest;
+  /** The client's request signal: a client that goes away cancels the upstream call. */
+  clientSignal: AbortSignal;
+  /** Time allowed until response headers arrive. */
+  timeoutMs: number;
+  record: RequestRecord;
+}
+
+class UpstreamTimeout extends Error {}
+
+/**
+ * Sends an upstream request and returns the successful Response with its body unread. Network failures become
+ * 502 `upstream_unreachable`, header timeouts 504 `upstream_timeout`, client disconnects 499, and upstream error
+ * statuses go through the translator's `mapError` with the upstream's message kept.
+ */
+export async function callUpstream(call: UpstreamCall): Promise<Response> {
+  const { services, record, clientSignal } = call;
+  const controller = new AbortController();
+  const forwardAbort = (): void => controller.abort(clientSignal.reason);
+  if (clientSignal.aborted) forwardAbort();
+  else clientSignal.addEventListener('abort', forwardAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new UpstreamTimeout()), call.timeoutMs);
+  const startedAt = services.now();
+  record.calledUpstream = true;
+  let response: Response;
+  try {
+    response = await services.upstreamFetch(call.request.url, {
+      method: call.request.method,
+      headers: call.request.headers,
+      body: call.request.body ?? null,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    record.upstreamMs += services.now() - startedAt;
+    throw upstreamFailure(error, controller.signal, clientSignal, call);
+  } finally {
+    clearTimeout(timer);
+  }
+  record.upstreamMs += services.now() - startedAt;
+  if (response.ok) return response;
+  const readStartedAt = services.now();
+  const text = await response.text().catch(() => '');
+  record.upstreamMs += services.now() - readStartedAt;
+  const parsed = parseJson(text);
+  throw call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
+}
+
+function upstreamFailure(error: unknown, signal: AbortSignal, clientSignal: AbortSignal, call: UpstreamCall): GatewayError {
+  if (clientSignal.aborted) {
+    return new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request.' });
+  }
+  if (signal.reason instanceof UpstreamTimeout) {
+    return new GatewayError({
+      status: 504,
+      type: 'timeout_error',
+      code: 'upstream_timeout',
+      provider: call.providerName,
+      retryable: true,
+      message: `Upstream ${call.providerName} did not respond within ${call.timeoutMs} ms.`,
+    });
+  }
+  const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_unreachable',
+    provider: call.providerName,
+    retryable: true,
+    cause: error,
+    message: `Could not reach upstream ${call.providerName}: ${reason}`,
+  });
+}
+
+/** Reads the rest of an upstream body as text, counting the time as upstream time. */
+export async function readUpstreamText(response: Response, services: GatewayServices, record: RequestRecord): Promise<string> {
+  const startedAt = services.now();
+  try {
+    return await response.text();
+  } catch (error) {
+    throw new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_body_interrupted',
+      retryable: true,
+      cause: error,
+      message: 'The upstream connection broke while sending its response.',
+    });
+  } finally {
+    record.upstreamMs += services.now() - startedAt;
+  }
+}

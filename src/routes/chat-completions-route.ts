@@ -1,0 +1,148 @@
+import type { AuthContext } from '../auth/authenticator.ts';
+import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/openai-chat/openai-chat-request-schema.ts';
+import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
+import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
+import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
+import { invalidRequest, GatewayError } from '../errors.ts';
+import { parseJson } from '../framing/parse-json.ts';
+import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
+import { firstValidationProblem } from '../validation/zod-issues.ts';
+import { authenticateRequest } from './authenticate-request.ts';
+import { callUpstream, readUpstreamText } from './call-upstream.ts';
+import { createOpenAIPassthroughStream } from './chat-passthrough-stream.ts';
+import { createTranslatedChatStream } from './chat-translated-stream.ts';
+import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
+import { readJsonObjectBody } from './read-json-body.ts';
+import { observationOf } from './request-observation.ts';
+import type { RequestRecord } from './request-record.ts';
+import { resolveDeployment } from './resolve-route.ts';
+import { sseResponseHeaders } from './stream-response.ts';
+
+const jsonHeaders = { 'content-type': 'application/json' };
+
+/** Validates a parsed body against the OpenAI chat schema; a violation is a 400 whose `param` names the field. */
+export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAIChatRequest {
+  const result = openAIChatRequestSchema.safeParse(body);
+  if (!result.success) {
+    const problem = firstValidationProblem(result.error.issues);
+    throw invalidRequest(problem.message, problem.param);
+  }
+  return result.data;
+}
+
+/**
+ * `POST /v1/chat/completions`: authenticate, parse once, route, then either pass the body through to an upstream
+ * that speaks OpenAI chat (minimal edits) or translate it for one that does not. Streams are piped, never buffered.
+ */
+export function createChatCompletionsHandler(dependencies: RouteDependencies) {
+  return async (c: GatewayContext): Promise<Response> => {
+    const record = c.var.record;
+    record.operation = 'chat';
+    const request = c.req.raw;
+    const auth = await authenticateRequest(dependencies, request);
+    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes);
+    const chat = validateOpenAIChatRequest(body);
+    record.stream = chat.stream === true;
+    const deployment = resolveDeploymentFor(dependencies, auth, chat.model, record);
+    if (deployment.translator.nativeDialects.includes('openai-chat')) {
+      return passThroughChat(dependencies, deployment, body, chat, request.signal, record);
+    }
+    return translateChat(dependencies, deployment, chat, request.signal, record);
+  };
+}
+
+function resolveDeploymentFor(dependencies: RouteDependencies, auth: AuthContext, model: string, record: RequestRecord): ResolvedDeployment {
+  return resolveDeployment(dependencies, auth, model, 'chat', record);
+}
+
+function finishStream(dependencies: RouteDependencies, record: RequestRecord): (usage: CanonicalUsage | undefined) => void {
+  record.finishWhenStreamEnds = true;
+  return (usage) => {
+    record.usage = usage;
+    dependencies.services.metrics.requestFinished(observationOf(dependencies, record, 200));
+  };
+}
+
+async function passThroughChat(
+  dependencies: RouteDependencies,
+  deployment: ResolvedDeployment,
+  body: Record<string, unknown>,
+  chat: OpenAIChatRequest,
+  clientSignal: AbortSignal,
+  record: RequestRecord,
+): Promise<Response> {
+  const { translator, target } = deployment;
+  if (translator.buildNativeRequest === undefined) throw new Error(`${translator.id} declares openai-chat but cannot build native requests`);
+  const upstreamBody: Record<string, unknown> = { ...body, model: target.model };
+  const clientWantsUsage = chat.stream_options?.include_usage === true;
+  if (record.stream) upstreamBody.stream_options = { ...chat.stream_options, include_usage: true };
+  const upstreamRequest = translator.buildNativeRequest('openai-chat', upstreamBody, target);
+  const response = await callUpstream({
+    services: dependencies.services,
+    translator,
+    providerName: target.providerName,
+    request: upstreamRequest,
+    clientSignal,
+    timeoutMs: dependencies.upstreamTimeoutMs,
+    record,
+  });
+  if (record.stream && response.body !== null) {
+    const stream = response.body.pipeThrough(createOpenAIPassthroughStream(clientWantsUsage, finishStream(dependencies, record)));
+    return new Response(stream, { status: 200, headers: sseResponseHeaders });
+  }
+  const text = await readUpstreamText(response, dependencies.services, record);
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
+  record.usage = usageFromOpenAIWire((parsed.value as Record<string, unknown> | null)?.usage);
+  return new Response(text, { status: 200, headers: jsonHeaders });
+}
+
+async function translateChat(
+  dependencies: RouteDependencies,
+  deployment: ResolvedDeployment,
+  chat: OpenAIChatRequest,
+  clientSignal: AbortSignal,
+  record: RequestRecord,
+): Promise<Response> {
+  const { translator, target } = deployment;
+  const canonical = openAIChatToCanonical(chat);
+  const upstreamRequest = await translator.buildChatRequest(canonical, target);
+  const response = await callUpstream({
+    services: dependencies.services,
+    translator,
+    providerName: target.providerName,
+    request: upstreamRequest,
+    clientSignal,
+    timeoutMs: dependencies.upstreamTimeoutMs,
+    record,
+  });
+  if (canonical.stream && response.body !== null) {
+    const stream = response.body.pipeThrough(
+      createTranslatedChatStream({
+        translator,
+        providerName: target.providerName,
+        includeUsage: canonical.streamIncludeUsage,
+        fallbackModel: target.model,
+        onEnd: finishStream(dependencies, record),
+      }),
+    );
+    return new Response(stream, { status: 200, headers: sseResponseHeaders });
+  }
+  const text = await readUpstreamText(response, dependencies.services, record);
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
+  const canonicalResponse = translator.parseChatResponse(parsed.value);
+  record.usage = canonicalResponse.usage;
+  return new Response(JSON.stringify(renderOpenAIChatResponse(canonicalResponse)), { status: 200, headers: jsonHeaders });
+}
+
+function invalidUpstreamBody(provider: string, reason: string): GatewayError {
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_invalid_response',
+    provider,
+    message: `Upstream ${provider} sent a response that is not JSON: ${reason}`,
+  });
+}

@@ -1,0 +1,24 @@
+import type { Context } from 'hono';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
+import type { GatewayServices } from '../services.ts';
+import type { RequestRecord } from './request-record.ts';
+
+/** Hono environment of the gateway app: the per-request record lives in `c.var.record`. */
+export interface GatewayEnvironment {
+  Variables: { record: RequestRecord };
+}
+
+/** A Hono context of the gateway app. */
+export type GatewayContext = Context<GatewayEnvironment>;
+
+/** Everything route handlers need, built once by createGateway. */
+export interface RouteDependencies {
+  services: GatewayServices;
+  authenticator: Authenticator;
+  modelGroups: ReadonlyMap<string, ResolvedModelGroup>;
+  bodyLimitBytes: number;
+  upstreamTimeoutMs: number;
+  /** Unix seconds when the gateway started (the `created` of /v1/models entries). */
+  startedAtSeconds: number;
+}

@@ -1,0 +1,39 @@
+import { GatewayError } from '../errors.ts';
+import { authenticateRequest } from './authenticate-request.ts';
+import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
+
+function modelEntry(name: string, created: number): Record<string, unknown> {
+  return { id: name, object: 'model', created, owned_by: 'torii' };
+}
+
+/** `GET /v1/models`: the model groups the calling key may use. */
+export function createModelsHandler(dependencies: RouteDependencies) {
+  return async (c: GatewayContext): Promise<Response> => {
+    c.var.record.operation = 'models';
+    const auth = await authenticateRequest(dependencies, c.req.raw);
+    const data = [...dependencies.modelGroups.keys()]
+      .filter((name) => auth.allowedModelGroups === 'all' || auth.allowedModelGroups.has(name))
+      .map((name) => modelEntry(name, dependencies.startedAtSeconds));
+    return Response.json({ object: 'list', data });
+  };
+}
+
+/** `GET /v1/models/{model}`: one model group, or 404 as OpenAI answers. */
+export function createModelHandler(dependencies: RouteDependencies) {
+  return async (c: GatewayContext): Promise<Response> => {
+    c.var.record.operation = 'models';
+    const auth = await authenticateRequest(dependencies, c.req.raw);
+    const name = decodeURIComponent(c.req.path.slice('/v1/models/'.length));
+    const allowed = auth.allowedModelGroups === 'all' || auth.allowedModelGroups.has(name);
+    if (!dependencies.modelGroups.has(name) || !allowed) {
+      throw new GatewayError({
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+        param: 'model',
+        message: `The model \`${name}\` does not exist or you do not have access to it.`,
+      });
+    }
+    return Response.json(modelEntry(name, dependencies.startedAtSeconds));
+  };
+}

@@ -1,0 +1,38 @@
+import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+
+/** What the gateway knows about one request while serving it; filled step by step along the request path. */
+export interface RequestRecord {
+  requestId: string;
+  /** Monotonic start time (ms). */
+  startedAt: number;
+  /** `chat`, `embeddings`, `models`, ... ; undefined for routes that are not measured (health, metrics). */
+  operation: string | undefined;
+  modelGroup: string | undefined;
+  provider: string | undefined;
+  stream: boolean;
+  /** Time spent waiting for the upstream (headers, and whole body for non-streamed responses), in ms. */
+  upstreamMs: number;
+  /** Whether an upstream call was made at all. */
+  calledUpstream: boolean;
+  usage: CanonicalUsage | undefined;
+  /** Set by streaming routes: metrics are reported when the stream ends, not when headers are sent. */
+  finishWhenStreamEnds: boolean;
+}
+
+const requestIdPattern = /^[\w.:\-]{1,128}$/;
+
+/** A fresh record, honouring a client-sent `x-request-id` when it is a sane token. */
+export function createRequestRecord(clientRequestId: string | null, startedAt: number): RequestRecord {
+  return {
+    requestId: clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : crypto.randomUUID(),
+    startedAt,
+    operation: undefined,
+    modelGroup: undefined,
+    provider: undefined,
+    stream: false,
+    upstreamMs: 0,
+    calledUpstream: false,
+    usage: undefined,
+    finishWhenStreamEnds: false,
+  };
+}

@@ -1,0 +1,52 @@
+import type { AuthContext } from '../auth/authenticator.ts';
+import type { ProviderOperation } from '../canonical/provider-translator.ts';
+import { GatewayError } from '../errors.ts';
+import { pickDeployment } from '../routing/pick-deployment.ts';
+import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
+import type { RouteDependencies } from './gateway-context.ts';
+import type { RequestRecord } from './request-record.ts';
+
+/**
+ * Finds the model group a request names, checks the caller may use it and that it serves the operation, and picks
+ * a deployment. Unknown groups answer 404 `model_not_found` as OpenAI does; groups outside the key's allow-list 403.
+ */
+export function resolveDeployment(
+  dependencies: RouteDependencies,
+  auth: AuthContext,
+  model: string,
+  operation: ProviderOperation,
+  record: RequestRecord,
+): ResolvedDeployment {
+  const group = dependencies.modelGroups.get(model);
+  if (group === undefined) {
+    throw new GatewayError({
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'model_not_found',
+      param: 'model',
+      message: `The model \`${model}\` does not exist or you do not have access to it.`,
+    });
+  }
+  if (auth.allowedModelGroups !== 'all' && !auth.allowedModelGroups.has(model)) {
+    throw new GatewayError({
+      status: 403,
+      type: 'permission_error',
+      code: 'model_not_allowed',
+      param: 'model',
+      message: `This key may not use the model \`${model}\`.`,
+    });
+  }
+  record.modelGroup = model;
+  const deployment = pickDeployment(group);
+  record.provider = deployment.target.providerName;
+  if (!deployment.translator.operations.includes(operation)) {
+    throw new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'unsupported_operation',
+      param: 'model',
+      message: `The model \`${model}\` is served by ${deployment.target.providerName}, which does not support ${operation}.`,
+    });
+  }
+  return deployment;
+}

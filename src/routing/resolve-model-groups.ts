@@ -1,0 +1,52 @@
+import type { ProviderRegistry, ProviderTranslator } from '../canonical/provider-translator.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { GatewayConfig } from '../config/config-schema.ts';
+import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployment.ts';
+
+/**
+ * Resolves every deployment of the config against the provider registry: the translator, the preset's base URL
+ * when the config gives none, and whether a key is required. Reports every problem at once as a ConfigError.
+ */
+export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegistry): Map<string, ResolvedModelGroup> {
+  const problems: string[] = [];
+  const groups = new Map<string, ResolvedModelGroup>();
+  const known = [...new Set([...Object.keys(registry.presets), ...Object.keys(registry.translators)])].sort();
+  for (const [name, group] of Object.entries(config.modelGroups)) {
+    const deployments: ResolvedDeployment[] = [];
+    group.deployments.forEach((deployment, index) => {
+      const path = `modelGroups.${name}.deployments[${index}]`;
+      const preset = registry.presets[deployment.provider];
+      const translatorId = preset?.translator ?? deployment.provider;
+      const translator: ProviderTranslator | undefined = registry.translators[translatorId];
+      if (translator === undefined) {
+        problems.push(`${path}.provider: unknown provider "${deployment.provider}"; known providers: ${known.join(', ')}`);
+        return;
+      }
+      const baseURL = deployment.baseURL ?? preset?.baseURL;
+      if (baseURL === undefined) {
+        problems.push(`${path}.baseURL: required for provider "${deployment.provider}" (it has no default base URL)`);
+        return;
+      }
+      if (deployment.apiKey === undefined && preset?.keyOptional !== true) {
+        problems.push(`${path}.apiKey: required for provider "${deployment.provider}"`);
+        return;
+      }
+      deployments.push({
+        id: `${name}/${index}`,
+        translator,
+        weight: deployment.weight ?? 1,
+        target: {
+          providerName: deployment.provider,
+          baseURL: baseURL.replace(/\/+$/, ''),
+          model: deployment.model,
+          apiKey: deployment.apiKey,
+          headers: deployment.headers ?? {},
+          options: deployment.options ?? {},
+        },
+      });
+    });
+    groups.set(name, { name, deployments, totalWeight: deployments.reduce((sum, deployment) => sum + deployment.weight, 0) });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return groups;
+}

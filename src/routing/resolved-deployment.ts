@@ -1,0 +1,17 @@
+import type { ProviderTranslator, UpstreamTarget } from '../canonical/provider-translator.ts';
+
+/** A deployment ready to call: its translator and its upstream target, resolved once at start. */
+export interface ResolvedDeployment {
+  /** `<group>/<index>`, stable for metrics and logs. */
+  id: string;
+  translator: ProviderTranslator;
+  target: UpstreamTarget;
+  weight: number;
+}
+
+/** A model group ready to route: its name and deployments. */
+export interface ResolvedModelGroup {
+  name: string;
+  deployments: ResolvedDeployment[];
+  totalWeight: number;
+}

@@ -1,0 +1,71 @@
+/**
+ * The seams an adapter fills for its runtime. The core never asks which runtime it is on; it calls these.
+ */
+
+/** A fetch-shaped upstream client: undici with pooled keep-alive on Node, the platform fetch elsewhere. */
+export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** What the gateway reports about one finished request (streams report when the stream ends). */
+export interface RequestObservation {
+  /** The model group asked for; undefined when the request failed before routing. */
+  modelGroup: string | undefined;
+  /** The config's provider name of the deployment used. */
+  provider: string | undefined;
+  /** `chat`, `embeddings`, `models`, or another route name. */
+  operation: string;
+  status: number;
+  stream: boolean;
+  /** Whole request time as the gateway saw it, in ms. */
+  durationMs: number;
+  /** Time spent waiting for and reading the upstream, in ms; undefined when no upstream call was made. */
+  upstreamMs: number | undefined;
+  /** Time spent inside the gateway (durationMs minus upstreamMs), in ms. */
+  overheadMs: number;
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+}
+
+/**
+ * In-memory metrics. Implementations must not do I/O on these calls: they run on the request path.
+ * prom-client lives behind this interface on Node; elsewhere {@link noMetrics} is used.
+ */
+export interface GatewayMetrics {
+  requestStarted(): void;
+  requestFinished(observation: RequestObservation): void;
+}
+
+/** Metrics that record nothing. */
+export const noMetrics: GatewayMetrics = {
+  requestStarted() {},
+  requestFinished() {},
+};
+
+/** Structured logging. The default writes JSON lines to the console. */
+export interface GatewayLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** A logger writing one JSON object per line to the console. */
+export const consoleLogger: GatewayLogger = {
+  info: (message, fields) => console.log(JSON.stringify({ level: 'info', message, ...fields })),
+  warn: (message, fields) => console.warn(JSON.stringify({ level: 'warn', message, ...fields })),
+  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
+};
+
+/** The runtime services the gateway uses; every field has a Web-standard default. */
+export interface GatewayServices {
+  /** Defaults to the global fetch. */
+  upstreamFetch: UpstreamFetch;
+  /** Defaults to {@link noMetrics}. */
+  metrics: GatewayMetrics;
+  /** Defaults to {@link consoleLogger}. */
+  logger: GatewayLogger;
+  /** A monotonic clock in ms. Defaults to `performance.now`. */
+  now: () => number;
+  /** Serves `GET /metrics` (Prometheus text). Absent: the route answers 404. */
+  metricsExposition?: () => Promise<{ contentType: string; body: string }>;
+  /** False while the process drains for shutdown, so `/health/ready` answers 503. Defaults to always ready. */
+  isReady?: () => boolean;
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Test projects: `unit` runs the tests that sit beside the code (plain Node, no servers); `e2e` starts the real
+ * gateway on each runtime (Node cluster, workerd via wrangler, Deno) against a local mock upstream and drives it
+ * with the real openai SDK. `pnpm test` builds first, because the Node e2e runs dist/server.js.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'providers/**/*.test.ts', 'adapters/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: ['tests/e2e/**', '**/node_modules/**'],
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
