@@ -67,7 +67,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   app.use('*', async (c, next) => {
     const record = createRequestRecord(c.req.header('x-request-id') ?? null, now());
     c.set('record', record);
-    const measured = c.req.path.startsWith('/v1/');
+    const measured = c.req.path.includes('/v1/');
     if (measured) metrics.requestStarted();
     await next();
     const headers = c.res.headers;
@@ -98,6 +98,6 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   app.post('/v1/embeddings', createEmbeddingsHandler(dependencies));
   app.all('/v1/embeddings', methodNotAllowed);
   app.get('/v1/models', createModelsHandler(dependencies));
-  app.get('/v1/models/*', createModelHandler(dependencies));
+  app.get('/v1/models/:model{.+}', createModelHandler(dependencies));
   return app;
 }

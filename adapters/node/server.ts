@@ -6,7 +6,7 @@ import { runClusterPrimary } from './cluster-primary.ts';
 import { createWorkerMetricsExposition } from './cluster-metrics.ts';
 import { readNodeServerSettings, type NodeServerSettings } from './node-environment.ts';
 import { createNodeGateway } from './node-gateway.ts';
-import { startNodeHttpServer } from './node-http-server.ts';
+import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 
 /**
@@ -30,24 +30,25 @@ async function main(): Promise<void> {
 
 async function runServer(settings: NodeServerSettings, isClusterWorker: boolean): Promise<void> {
   const masterKey = resolveMasterKey(process.env);
-  let server: Awaited<ReturnType<typeof startNodeHttpServer>> | undefined;
+  const running: { server?: NodeHttpServer } = {};
   const metrics = createPrometheusMetrics();
   const gateway = await createNodeGateway(process.env, {
     masterKey: masterKey.key,
     metrics,
-    isReady: () => server?.isAccepting() ?? false,
+    isReady: () => running.server?.isAccepting() ?? false,
     ...(isClusterWorker ? { metricsExposition: createWorkerMetricsExposition(metrics.registry) } : {}),
   });
-  server = await startNodeHttpServer({
+  const server = await startNodeHttpServer({
     fetch: gateway.app.fetch,
     port: settings.port,
     ...(settings.hostname ? { hostname: settings.hostname } : {}),
     shutdownGraceMs: settings.shutdownGraceMs,
   });
+  running.server = server;
   if (!isClusterWorker) announce(settings, gateway.configSource, gateway.modelGroups, masterKey.generated ? masterKey.key : undefined);
   let draining = false;
   const stop = async (): Promise<void> => {
-    if (draining || server === undefined) return;
+    if (draining) return;
     draining = true;
     const { unfinished } = await server.drain();
     if (unfinished > 0) console.error(JSON.stringify({ level: 'warn', message: 'grace period over; closing unfinished requests', unfinished }));

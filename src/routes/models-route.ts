@@ -23,7 +23,7 @@ export function createModelHandler(dependencies: RouteDependencies) {
   return async (c: GatewayContext): Promise<Response> => {
     c.var.record.operation = 'models';
     const auth = await authenticateRequest(dependencies, c.req.raw);
-    const name = decodeURIComponent(c.req.path.slice('/v1/models/'.length));
+    const name = c.req.param('model') ?? '';
     const allowed = auth.allowedModelGroups === 'all' || auth.allowedModelGroups.has(name);
     if (!dependencies.modelGroups.has(name) || !allowed) {
       throw new GatewayError({

@@ -19,7 +19,7 @@ export interface RequestRecord {
   finishWhenStreamEnds: boolean;
 }
 
-const requestIdPattern = /^[\w.:\-]{1,128}$/;
+const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 /** A fresh record, honouring a client-sent `x-request-id` when it is a sane token. */
 export function createRequestRecord(clientRequestId: string | null, startedAt: number): RequestRecord {

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compareToFloor,
+  evaluateAcceptance,
+  formatAcceptance,
+  formatLoadSide,
+  formatTable,
+  measurementKey,
+  resultsDocument,
+  type BenchRow,
+  type TargetName,
+} from './bench-report.ts';
+import { parseWrkOutput } from './bench-wrk.ts';
+
+function row(target: TargetName, overrides: Partial<BenchRow> = {}): BenchRow {
+  return {
+    target,
+    scenario: 'chat',
+    connections: 32,
+    rps: 10_000,
+    p50_ms: 1,
+    p99_ms: 2,
+    errors: 0,
+    peak_rss_mb: 80,
+    cold_start_s: 0.2,
+    ...overrides,
+  };
+}
+
+/** A complete run where torii meets every threshold. */
+function passingRun(): BenchRow[] {
+  return [
+    row('mock', { rps: 30_000 }),
+    row('floor', { rps: 10_000 }),
+    row('torii', { rps: 6_000 }),
+    row('floor', { connections: 20, rate: 2_000, p50_ms: 0.5 }),
+    row('torii', { connections: 20, rate: 2_000, p50_ms: 0.7 }),
+    row('torii', { connections: 10, rps: 5_000 }),
+    row('torii', { connections: 100, rps: 5_500, peak_rss_mb: 110 }),
+    row('floor', { connections: 100, peak_rss_mb: 90 }),
+  ];
+}
+
+describe('compareToFloor', () => {
+  it('compares with the floor row of the same scenario, connections and rate', () => {
+    const rows = passingRun();
+    const torii = rows.find((candidate) => candidate.target === 'torii' && candidate.rate === 2_000)!;
+    const comparison = compareToFloor(torii, rows);
+    expect(comparison.rpsRatio).toBeCloseTo(1);
+    expect(comparison.p50DeltaMs).toBeCloseTo(0.2);
+    expect(compareToFloor(rows[2]!, rows).rpsRatio).toBeCloseTo(0.6);
+  });
+
+  it('returns nulls without a floor row, and no ratio when the floor did nothing', () => {
+    expect(compareToFloor(row('torii', { connections: 7 }), passingRun())).toEqual({
+      rpsRatio: null,
+      p50DeltaMs: null,
+    });
+    const rows = [row('floor', { rps: 0, p50_ms: 1 }), row('torii', { p50_ms: 1.5 })];
+    expect(compareToFloor(rows[1]!, rows)).toEqual({ rpsRatio: null, p50DeltaMs: 0.5 });
+  });
+
+  it('keeps fixed-rate and max-throughput rows apart', () => {
+    expect(measurementKey({ scenario: 'chat', connections: 20, rate: 2_000 })).not.toBe(
+      measurementKey({ scenario: 'chat', connections: 20 }),
+    );
+  });
+});
+
+describe('evaluateAcceptance', () => {
+  it('passes every check on a good run', () => {
+    const checks = evaluateAcceptance(passingRun());
+    expect(checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
+    expect(formatAcceptance(checks)).toContain('PASS: 5/5 acceptance checks passed');
+  });
+
+  it('fails each threshold on its own', () => {
+    const statuses = (rows: BenchRow[]) => evaluateAcceptance(rows).map((check) => check.status);
+    const change = (predicate: (candidate: BenchRow) => boolean, overrides: Partial<BenchRow>): BenchRow[] =>
+      passingRun().map((candidate) => (predicate(candidate) ? { ...candidate, ...overrides } : candidate));
+    const toriiMax32 = (candidate: BenchRow) =>
+      candidate.target === 'torii' && candidate.connections === 32 && candidate.rate === undefined;
+    expect(statuses(change(toriiMax32, { rps: 4_999 }))[0]).toBe('fail');
+    expect(
+      statuses(
+        change((candidate) => candidate.target === 'torii' && candidate.rate !== undefined, { p50_ms: 0.81 }),
+      )[1],
+    ).toBe('fail');
+    expect(statuses(change(toriiMax32, { errors: 1 }))[2]).toBe('fail');
+    expect(
+      statuses(change((candidate) => candidate.target === 'torii' && candidate.connections === 100, { rps: 4_999 }))[3],
+    ).toBe('fail');
+    expect(
+      statuses(
+        change((candidate) => candidate.target === 'torii' && candidate.connections === 10, { peak_rss_mb: 136 }),
+      )[4],
+    ).toBe('fail');
+  });
+
+  it('reports missing rows as missing, which is not a pass', () => {
+    const checks = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii'));
+    expect(checks.every((check) => check.status === 'missing')).toBe(true);
+    expect(formatAcceptance(checks)).toContain('FAIL: 0/5');
+  });
+});
+
+describe('resultsDocument', () => {
+  it('writes exactly the contract fields, rounded, with rate only on fixed-rate rows', () => {
+    const document = resultsDocument([
+      row('torii', { rps: 1234.5678, p50_ms: 0.123456, peak_rss_mb: null }),
+      row('floor', { rate: 2_000, connections: 20 }),
+    ]);
+    expect(Object.keys(document.rows[0]!)).toEqual([
+      'target',
+      'scenario',
+      'connections',
+      'rps',
+      'p50_ms',
+      'p99_ms',
+      'errors',
+      'peak_rss_mb',
+      'cold_start_s',
+    ]);
+    expect(document.rows[0]).toMatchObject({ rps: 1234.6, p50_ms: 0.123, peak_rss_mb: null });
+    expect(document.rows[1]!.rate).toBe(2_000);
+  });
+});
+
+describe('formatTable and formatLoadSide', () => {
+  it('prints one line per row with the floor comparison and flags noisy rows', () => {
+    const load = {
+      cpu0Percent: 99,
+      cpu1Percent: 60,
+      wrkPercent: 20,
+      mockPercent: 35,
+      targetPercent: 97,
+      otherPercent: 25,
+    };
+    const reportRows = passingRun().map((candidate) => ({ row: candidate, load }));
+    const table = formatTable(reportRows).split('\n');
+    expect(table).toHaveLength(2 + reportRows.length);
+    expect(table[0]).toMatch(/^target\s+scenario\s+conns\s+rate\s+rps/);
+    expect(table[4]).toMatch(/^torii\s+chat\s+32\s+max\s+6000 .* 0\.60 /);
+    const loadSide = formatLoadSide(reportRows);
+    expect(loadSide).toContain('30000 rps = 3.00x the floor');
+    expect(loadSide).toContain('during torii runs: wrk used at most 20% of CPU 1');
+    expect(loadSide).toContain('WARNING: other processes');
+  });
+});
+
+describe('parseWrkOutput', () => {
+  it('reads the BENCH_RESULT line and sums every kind of error', () => {
+    const stdout = [
+      'Running 8s test @ http://127.0.0.1:4000/v1/chat/completions',
+      'BENCH_RESULT {"requests":80000,"duration_us":8000000,"bytes":1,"errors":{"connect":1,"read":2,"write":0,' +
+        '"status":3,"timeout":4},"latency_us":{"mean":950.5,"max":9000,"p50":900,"p90":1200,"p99":2500,"p999":5000}}',
+    ].join('\n');
+    const result = parseWrkOutput(stdout);
+    expect(result.requestsPerSecond).toBe(10_000);
+    expect(result.errors).toBe(10);
+    expect(result.latencyMilliseconds.p50).toBe(0.9);
+    expect(result.latencyMilliseconds.p99).toBe(2.5);
+  });
+
+  it('throws when wrk printed no result', () => {
+    expect(() => parseWrkOutput('unable to connect')).toThrow(/BENCH_RESULT/);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { builtinProviders } from '../index.ts';
+import { openAICompatiblePresets } from './openai-compatible-presets.ts';
+
+describe('openAICompatiblePresets', () => {
+  it('has every documented OpenAI-shaped provider, all on the openai-compatible translator', () => {
+    expect(Object.keys(openAICompatiblePresets).sort()).toEqual(
+      [
+        'deepseek',
+        'fireworks',
+        'groq',
+        'mistral',
+        'ollama',
+        'openai',
+        'openai-compatible',
+        'openrouter',
+        'together',
+        'vllm',
+        'xai',
+      ].sort(),
+    );
+    for (const preset of Object.values(openAICompatiblePresets)) expect(preset.translator).toBe('openai-compatible');
+  });
+
+  it('gives hosted providers an https base URL without trailing slash and a key variable', () => {
+    for (const [name, preset] of Object.entries(openAICompatiblePresets)) {
+      if (preset.keyOptional === true) continue;
+      expect(preset.baseURL, name).toMatch(/^https:\/\/[a-z0-9.-]+(\/[a-z0-9]+)*$/);
+      expect(preset.apiKeyEnvironmentVariable, name).toBe(`${name.toUpperCase()}_API_KEY`);
+    }
+    expect(openAICompatiblePresets.openai?.baseURL).toBe('https://api.openai.com/v1');
+    expect(openAICompatiblePresets.groq?.baseURL).toBe('https://api.groq.com/openai/v1');
+    expect(openAICompatiblePresets.fireworks?.baseURL).toBe('https://api.fireworks.ai/inference/v1');
+    expect(openAICompatiblePresets.openrouter?.baseURL).toBe('https://openrouter.ai/api/v1');
+  });
+
+  it('needs no key for local servers, and a base URL from the config for vllm and generic servers', () => {
+    expect(openAICompatiblePresets.ollama).toEqual({
+      translator: 'openai-compatible',
+      baseURL: 'http://localhost:11434/v1',
+      keyOptional: true,
+    });
+    expect(openAICompatiblePresets.vllm).toEqual({
+      translator: 'openai-compatible',
+      baseURL: undefined,
+      keyOptional: true,
+    });
+    expect(openAICompatiblePresets['openai-compatible']).toEqual({
+      translator: 'openai-compatible',
+      baseURL: undefined,
+      keyOptional: true,
+    });
+  });
+});
+
+describe('builtinProviders', () => {
+  it('registers each translator under its own id', () => {
+    expect(Object.keys(builtinProviders.translators).sort()).toEqual(['anthropic', 'openai-compatible']);
+    for (const [id, translator] of Object.entries(builtinProviders.translators)) expect(translator.id).toBe(id);
+  });
+
+  it('points every preset at a registered translator', () => {
+    for (const [name, preset] of Object.entries(builtinProviders.presets))
+      expect(builtinProviders.translators[preset.translator], name).toBeDefined();
+    expect(builtinProviders.presets.anthropic).toEqual({
+      translator: 'anthropic',
+      baseURL: 'https://api.anthropic.com/v1',
+      apiKeyEnvironmentVariable: 'ANTHROPIC_API_KEY',
+    });
+  });
+});

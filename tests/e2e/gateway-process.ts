@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A gateway started for a test: where to reach it and how to stop it. */
+export interface RunningGateway {
+  baseURL: string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** Everything the process printed so far (for failure messages). */
+  output(): string;
+}
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** Polls `url` until it answers 200, or fails with the process output after `timeoutMs`. */
+export async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode} before it was ready:\n${output()}`);
+    try {
+      const response = await fetch(url);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gateway not ready at ${url} within ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Spawns a gateway process, waits for `/health/ready`, and returns its handle. */
+export async function spawnGateway(command: string, args: string[], options: { env: Record<string, string>; port: number; readyTimeoutMs: number; cwd?: string }): Promise<RunningGateway> {
+  const child = spawn(command, args, {
+    env: { ...process.env, ...options.env },
+    cwd: options.cwd ?? process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let printed = '';
+  child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const output = () => printed;
+  const baseURL = `http://127.0.0.1:${options.port}`;
+  try {
+    await waitUntilReady(`${baseURL}/health/ready`, child, output, options.readyTimeoutMs);
+  } catch (error) {
+    killTree(child, 'SIGKILL');
+    throw error;
+  }
+  return {
+    baseURL,
+    output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => killTree(child, 'SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      killTree(child, 'SIGKILL');
+      return code;
+    },
+  };
+}
+
+function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}

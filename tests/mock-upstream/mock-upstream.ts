@@ -1,0 +1,142 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The only fake in the test suite: an upstream model provider replaying the recorded fixtures that sit beside each
+ * provider (`providers/<provider>/__fixtures__/<case>.json` and `<case>.chunks.txt`). The upstream model name picks
+ * the case: `text`, `tools`, `error-429` ... Special models:
+ * - `slow-stream`: the `text` stream, one event every 150 ms (to test client aborts mid-stream);
+ * - `hang`: accepts the request and never answers (to test upstream timeouts).
+ * It checks the credential each provider expects and records every request for assertions.
+ */
+export interface MockUpstream {
+  url: string;
+  /** Requests received, newest last. */
+  requests: RecordedRequest[];
+  /** Streams whose client went away before the mock finished sending. */
+  abortedStreams: number;
+  close(): Promise<void>;
+}
+
+/** One request the mock received. */
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+}
+
+/** The API key the mock accepts; configure deployments with it. */
+export const mockUpstreamApiKey = 'sk-mock-upstream';
+
+const providersDirectory = fileURLToPath(new URL('../../providers/', import.meta.url));
+
+function fixture(provider: string, name: string): string | undefined {
+  const path = `${providersDirectory}${provider}/__fixtures__/${name}`;
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(response: ServerResponse, status: number, body: string): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '7' } : {}) });
+  response.end(body);
+}
+
+/** SSE events of a recorded `.chunks.txt` file, each with its trailing blank line. */
+function splitEvents(text: string): string[] {
+  return text
+    .split(/\n\n/)
+    .filter((event) => event.trim().length > 0)
+    .map((event) => `${event}\n\n`);
+}
+
+/** Starts the mock on a free loopback port. */
+export async function startMockUpstream(): Promise<MockUpstream> {
+  const state = { requests: [] as RecordedRequest[], abortedStreams: 0 };
+  const hanging = new Set<ServerResponse>();
+  const server: Server = createServer(async (request, response) => {
+    const text = await readBody(request);
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      sendJson(response, 400, JSON.stringify({ error: { message: 'mock: body is not JSON', type: 'invalid_request_error', param: null, code: null } }));
+      return;
+    }
+    const path = (request.url ?? '/').split('?')[0] as string;
+    state.requests.push({ path, headers: request.headers, body });
+    const provider = path.endsWith('/messages') ? 'anthropic' : 'openai-compatible';
+    const presented = provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
+    if (presented !== mockUpstreamApiKey) {
+      sendJson(response, 401, fixture(provider, 'error-401.json') ?? '{}');
+      return;
+    }
+    let model = String(body.model);
+    if (path.endsWith('/embeddings')) model = 'embeddings';
+    if (model === 'hang') {
+      hanging.add(response);
+      response.once('close', () => hanging.delete(response));
+      return;
+    }
+    const slow = model === 'slow-stream';
+    if (slow) model = 'text';
+    if (model.startsWith('error-')) {
+      sendJson(response, Number(model.slice(6, 9)), fixture(provider, `${model}.json`) ?? '{}');
+      return;
+    }
+    if (body.stream === true) {
+      const chunks = fixture(provider, `${model}.chunks.txt`);
+      if (chunks === undefined) {
+        sendJson(response, 404, JSON.stringify({ error: { message: `mock: no stream fixture ${model}`, type: 'invalid_request_error', param: 'model', code: null } }));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const events = splitEvents(chunks);
+      if (!slow) {
+        response.end(events.join(''));
+        return;
+      }
+      let index = 0;
+      const timer = setInterval(() => {
+        if (index < events.length) response.write(events[index++]);
+        else {
+          clearInterval(timer);
+          response.end();
+        }
+      }, 150);
+      response.once('close', () => {
+        if (index < events.length) state.abortedStreams++;
+        clearInterval(timer);
+      });
+      return;
+    }
+    const json = fixture(provider, `${model}.json`);
+    if (json === undefined) {
+      sendJson(response, 404, JSON.stringify({ error: { message: `mock: no fixture ${model}`, type: 'invalid_request_error', param: 'model', code: null } }));
+      return;
+    }
+    sendJson(response, 200, json);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return state.requests;
+    },
+    get abortedStreams() {
+      return state.abortedStreams;
+    },
+    async close() {
+      for (const response of hanging) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
