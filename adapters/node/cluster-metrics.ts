@@ -38,6 +38,8 @@ export function serveClusterMetrics(worker: Worker, aggregator: AggregatorRegist
  */
 export function createWorkerMetricsExposition(registry: Registry): () => Promise<{ contentType: string; body: string }> {
   AggregatorRegistry.setRegistries([registry]);
+  // prom-client only answers the primary's collection requests once an AggregatorRegistry exists in this process.
+  new AggregatorRegistry();
   let nextId = 0;
   const pending = new Map<number, (response: MetricsResponseMessage) => void>();
   process.on('message', (message: unknown) => {

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+// eslint-disable-next-line no-restricted-imports -- this test resolves against the shipped registry on purpose
+import { builtinProviders } from '../../providers/index.ts';
+import { ConfigError } from '../config/config-error.ts';
+import { parseGatewayConfig } from '../config/config-parse.ts';
+import { resolveModelGroups } from './resolve-model-groups.ts';
+
+function resolve(deployments: Record<string, unknown>[]) {
+  return resolveModelGroups(parseGatewayConfig({ modelGroups: { group: { deployments } } }), builtinProviders);
+}
+
+function problems(deployments: Record<string, unknown>[]): readonly string[] {
+  try {
+    resolve(deployments);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const knownProviders = [
+  'anthropic',
+  'deepseek',
+  'fireworks',
+  'groq',
+  'mistral',
+  'ollama',
+  'openai',
+  'openai-compatible',
+  'openrouter',
+  'together',
+  'vllm',
+  'xai',
+].join(', ');
+
+describe('resolveModelGroups', () => {
+  it("applies a preset's base URL and translator", () => {
+    const group = resolve([{ provider: 'groq', model: 'llama-3.3-70b-versatile', apiKey: 'gsk' }]).get('group');
+    expect(group?.name).toBe('group');
+    expect(group?.totalWeight).toBe(1);
+    const [deployment] = group?.deployments ?? [];
+    expect(deployment?.id).toBe('group/0');
+    expect(deployment?.weight).toBe(1);
+    expect(deployment?.translator).toBe(builtinProviders.translators['openai-compatible']);
+    expect(deployment?.target).toEqual({
+      providerName: 'groq',
+      baseURL: 'https://api.groq.com/openai/v1',
+      model: 'llama-3.3-70b-versatile',
+      apiKey: 'gsk',
+      headers: {},
+      options: {},
+    });
+  });
+
+  it("resolves a translator id used directly, and the anthropic preset's base URL", () => {
+    const groups = resolve([
+      { provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant', weight: 2 },
+      { provider: 'openai-compatible', model: 'm', baseURL: 'http://10.0.0.2:8000/v1', headers: { a: 'b' } },
+    ]);
+    const [anthropic, compatible] = groups.get('group')?.deployments ?? [];
+    expect(anthropic?.translator).toBe(builtinProviders.translators.anthropic);
+    expect(anthropic?.target.baseURL).toBe('https://api.anthropic.com/v1');
+    expect(compatible?.target).toMatchObject({ baseURL: 'http://10.0.0.2:8000/v1', apiKey: undefined, headers: { a: 'b' } });
+    expect(groups.get('group')?.totalWeight).toBe(3);
+  });
+
+  it('lets the config override the preset base URL, removing trailing slashes', () => {
+    const [deployment] =
+      resolve([{ provider: 'openai', model: 'gpt-4o', apiKey: 'sk', baseURL: 'https://proxy.example.com/v1//' }]).get(
+        'group',
+      )?.deployments ?? [];
+    expect(deployment?.target.baseURL).toBe('https://proxy.example.com/v1');
+  });
+
+  it('names an unknown provider with the sorted list of known ones', () => {
+    expect(problems([{ provider: 'openia', model: 'gpt-4o', apiKey: 'sk' }])).toEqual([
+      `modelGroups.group.deployments[0].provider: unknown provider "openia"; known providers: ${knownProviders}`,
+    ]);
+  });
+
+  it('requires a baseURL for vllm, which has no default', () => {
+    expect(problems([{ provider: 'vllm', model: 'llama' }])).toEqual([
+      'modelGroups.group.deployments[0].baseURL: required for provider "vllm" (it has no default base URL)',
+    ]);
+    const [deployment] = resolve([{ provider: 'vllm', model: 'llama', baseURL: 'http://gpu:8000/v1/' }]).get('group')
+      ?.deployments ?? [];
+    expect(deployment?.target).toMatchObject({ baseURL: 'http://gpu:8000/v1', apiKey: undefined });
+  });
+
+  it('requires an apiKey for openai but not for ollama', () => {
+    expect(problems([{ provider: 'openai', model: 'gpt-4o' }])).toEqual([
+      'modelGroups.group.deployments[0].apiKey: required for provider "openai"',
+    ]);
+    const [ollama] = resolve([{ provider: 'ollama', model: 'llama3.2' }]).get('group')?.deployments ?? [];
+    expect(ollama?.target.baseURL).toBe('http://localhost:11434/v1');
+  });
+
+  it('reports the problems of every deployment at once', () => {
+    expect(
+      problems([
+        { provider: 'nope', model: 'a' },
+        { provider: 'openai', model: 'b', apiKey: 'sk' },
+        { provider: 'anthropic', model: 'c' },
+        { provider: 'openai-compatible', model: 'd' },
+      ]),
+    ).toEqual([
+      `modelGroups.group.deployments[0].provider: unknown provider "nope"; known providers: ${knownProviders}`,
+      'modelGroups.group.deployments[2].apiKey: required for provider "anthropic"',
+      'modelGroups.group.deployments[3].baseURL: required for provider "openai-compatible" (it has no default base URL)',
+    ]);
+  });
+});

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../adapters/library/index.ts';
+import { mockUpstreamApiKey, startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
+
+/** A small deterministic PRNG (mulberry32), so a failing case can be replayed from its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = Math.imul(state ^ (state >>> 15), 1 | state);
+    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const validChat = {
+  model: 'fast',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+  ],
+  temperature: 0.5,
+  max_tokens: 10,
+  stop: ['x'],
+  tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+  tool_choice: 'auto',
+  response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' } } },
+  stream: false,
+};
+
+const strangeValues: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1e308,
+  -1e308,
+  0.5,
+  Number.MAX_SAFE_INTEGER + 2,
+  '',
+  ' ',
+  'x'.repeat(5000),
+  '\u0000\u0001\u001f',
+  '💥🔥'.repeat(50),
+  '\ud800',
+  [],
+  [null],
+  [[[[[]]]]],
+  {},
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: { polluted: true } } },
+  { type: 'unknown' },
+  { role: 'wizard', content: 'x' },
+  'NaN',
+  '[]',
+  '{}',
+];
+
+function pick<T>(next: () => number, items: readonly T[]): T {
+  return items[Math.floor(next() * items.length)] as T;
+}
+
+function clone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Replaces the value at a random path of a valid body with a strange value, or deletes it. */
+function mutateStructure(next: () => number): string {
+  const body = clone(validChat) as Record<string, unknown>;
+  let target: Record<string, unknown> | unknown[] = body;
+  for (let depth = 0; depth < 4; depth++) {
+    const keys = Array.isArray(target) ? target.map((_, index) => index) : Object.keys(target);
+    if (keys.length === 0) break;
+    const key = pick(next, keys);
+    const child = (target as Record<string | number, unknown>)[key];
+    if (depth === 3 || typeof child !== 'object' || child === null || next() < 0.35) {
+      if (next() < 0.2 && !Array.isArray(target)) delete (target as Record<string, unknown>)[key as string];
+      else (target as Record<string | number, unknown>)[key] = pick(next, strangeValues);
+      break;
+    }
+    target = child as Record<string, unknown>;
+  }
+  return JSON.stringify(body);
+}
+
+/** Breaks the JSON text itself: truncation, byte flips, garbage, deep nesting. */
+function mutateText(next: () => number): string {
+  const text = JSON.stringify(validChat);
+  switch (Math.floor(next() * 7)) {
+    case 0:
+      return text.slice(0, Math.floor(next() * text.length));
+    case 1: {
+      const at = Math.floor(next() * text.length);
+      return text.slice(0, at) + String.fromCharCode(Math.floor(next() * 128)) + text.slice(at + 1);
+    }
+    case 2:
+      return Array.from({ length: 1 + Math.floor(next() * 64) }, () => String.fromCharCode(Math.floor(next() * 0xffff))).join('');
+    case 3:
+      return '['.repeat(5000) + ']'.repeat(5000);
+    case 4:
+      return `{"model":"fast","messages":${'['.repeat(2000)}${']'.repeat(2000)}}`;
+    case 5:
+      return JSON.stringify(pick(next, strangeValues));
+    default:
+      return text.replace(/"/g, next() < 0.5 ? "'" : '');
+  }
+}
+
+describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
+  let mock: MockUpstream;
+  let gateway: ReturnType<typeof createGateway>;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = createGateway(
+      {
+        server: { bodyLimitBytes: 64 * 1024 },
+        modelGroups: { fast: { deployments: [{ provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: mockUpstreamApiKey }] } },
+      },
+      { masterKey: 'sk-fuzz-master-key', services: { logger: { info() {}, warn() {}, error() {} } } },
+    );
+  });
+
+  afterAll(async () => {
+    await mock?.close();
+  });
+
+  it('answers every malformed body with a 4xx in the exact OpenAI envelope (seeded, 600 cases)', async () => {
+    const next = random(20261121);
+    const failures: string[] = [];
+    const statuses: Record<number, number> = {};
+    for (let index = 0; index < 600; index++) {
+      const path = pick(next, ['/v1/chat/completions', '/v1/chat/completions', '/v1/embeddings']);
+      const body = next() < 0.6 ? mutateStructure(next) : mutateText(next);
+      const response = await gateway.request(path, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-fuzz-master-key', 'content-type': pick(next, ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) },
+        body,
+      });
+      const text = await response.text();
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      if (response.status === 200) continue; // the mutation happened to leave a valid request
+      let envelope: { error?: Record<string, unknown> } | undefined;
+      try {
+        envelope = JSON.parse(text) as { error?: Record<string, unknown> };
+      } catch {
+        envelope = undefined;
+      }
+      const error = envelope?.error;
+      const wellFormed =
+        response.status >= 400 &&
+        response.status < 500 &&
+        error !== undefined &&
+        Object.keys(envelope ?? {}).join() === 'error' &&
+        Object.keys(error).sort().join() === 'code,message,param,type' &&
+        typeof error.message === 'string' &&
+        error.message.length > 0 &&
+        typeof error.type === 'string' &&
+        (error.param === null || typeof error.param === 'string');
+      if (!wellFormed) failures.push(`#${index} ${path} ${response.status} body=${body.slice(0, 120)} -> ${text.slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+    // The corpus must really exercise rejection paths, not only valid requests.
+    expect(Object.entries(statuses).filter(([status]) => Number(status) >= 400).reduce((sum, [, count]) => sum + count, 0)).toBeGreaterThan(400);
+  }, 60_000);
+
+  it('answers oversized bodies with 413 and unauthenticated ones with 401, before reading them', async () => {
+    const large = JSON.stringify({ ...validChat, messages: [{ role: 'user', content: 'x'.repeat(100_000) }] });
+    const tooLarge = await gateway.request('/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer sk-fuzz-master-key' }, body: large });
+    expect(tooLarge.status).toBe(413);
+    expect(((await tooLarge.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
+    const anonymous = await gateway.request('/v1/chat/completions', { method: 'POST', body: 'not json at all' });
+    expect(anonymous.status).toBe(401);
+    const wrongMethod = await gateway.request('/v1/chat/completions', { method: 'GET', headers: { authorization: 'Bearer sk-fuzz-master-key' } });
+    expect(wrongMethod.status).toBe(405);
+    const unknownPath = await gateway.request('/v1/nothing-here', { method: 'POST', headers: { authorization: 'Bearer sk-fuzz-master-key' } });
+    expect(unknownPath.status).toBe(404);
+  });
+});
