@@ -47,7 +47,7 @@ describe('dependency rule (design.md §2)', () => {
 
     it.each([
       ["import { GatewayError } from '../errors.ts';", 'src/framing/decode-json-events.ts'],
-      ["import { z } from 'zod/mini';", 'src/config/config-schema.ts'],
+      ["import * as z from 'zod/mini';", 'src/config/config-schema.ts'],
       ["import { Hono } from 'hono';", 'src/gateway.ts'],
       ["import { pgTable } from 'drizzle-orm/pg-core';", 'src/db/schema.ts'],
       ["import { resolveModelGroups } from './routing/resolve-model-groups.ts';", 'src/gateway.ts'],
@@ -86,7 +86,7 @@ describe('dependency rule (design.md §2)', () => {
       ],
       ["import { GatewayError } from '../../src/errors.ts';", 'providers/openai/openai-error.ts'],
       ["import { decodeJsonEvents } from '../../src/framing/index.ts';", 'providers/openai/openai-stream.ts'],
-      ["import { z } from 'zod/mini';", 'providers/openai/openai-response.ts'],
+      ["import * as z from 'zod/mini';", 'providers/openai/openai-response.ts'],
       ["import { base } from '../openai-compatible/openai-compatible-request.ts';", 'providers/groq/groq-request.ts'],
     ])('allows %s in %s', async (code, filePath) => {
       expect(await restrictions(code, filePath)).toEqual([]);
@@ -103,5 +103,14 @@ describe('dependency rule (design.md §2)', () => {
     ])('allows %s in %s', async (code, filePath) => {
       expect(await restrictions(code, filePath)).toEqual([]);
     });
+  });
+});
+
+describe('zod is imported as a namespace', () => {
+  it('rejects the named `z` import that defeats tree-shaking in the Worker bundle', async () => {
+    const [result] = await eslint.lintText("import { z } from 'zod/mini';\nexport const schema = z.string();\n", { filePath: 'src/config/example.ts' });
+    expect(result?.messages.map((message) => message.ruleId)).toContain('no-restricted-syntax');
+    const [allowed] = await eslint.lintText("import * as z from 'zod/mini';\nexport const schema = z.string();\n", { filePath: 'src/config/example.ts' });
+    expect(allowed?.messages).toEqual([]);
   });
 });

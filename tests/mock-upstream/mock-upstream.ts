@@ -62,7 +62,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer(async (request, response) => {
     const text = await readBody(request);
-    let body: Record<string, unknown> = {};
+    let body: Record<string, unknown>;
     try {
       body = JSON.parse(text) as Record<string, unknown>;
     } catch {

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { isGatewayError, type GatewayError } from '../errors.ts';
+import { constantTimeEqual, createMasterKeyAuthenticator, invalidKeyError } from './master-key-authenticator.ts';
+import { presentedSecret } from './presented-secret.ts';
+
+const masterKey = 'sk-torii-master-0123456789';
+
+async function rejection(secret: string | undefined): Promise<GatewayError> {
+  try {
+    await createMasterKeyAuthenticator(masterKey).authenticate(secret);
+  } catch (error) {
+    if (isGatewayError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected authentication to fail');
+}
+
+describe('createMasterKeyAuthenticator', () => {
+  it.each([
+    ['Authorization: Bearer', { authorization: `Bearer ${masterKey}` }],
+    ['x-api-key', { 'x-api-key': masterKey }],
+  ])('lets the master key in through %s', async (_header, headers) => {
+    const secret = presentedSecret(new Headers(headers));
+    expect(await createMasterKeyAuthenticator(masterKey).authenticate(secret)).toEqual({
+      subject: 'master',
+      kind: 'master',
+      allowedModelGroups: 'all',
+    });
+  });
+
+  it.each([
+    ['a wrong key', 'sk-torii-master-0123456788'],
+    ['a prefix of the key', masterKey.slice(0, -1)],
+    ['the key with a suffix', `${masterKey}x`],
+  ])('answers 401 invalid_api_key for %s', async (_case, secret) => {
+    const error = await rejection(secret);
+    expect(error.status).toBe(401);
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.code).toBe('invalid_api_key');
+    expect(error.message).toBe('Incorrect API key provided.');
+    expect(error.message).not.toContain(secret);
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['an empty key', ''],
+  ])('answers 401 invalid_api_key for %s, saying how to send one', async (_case, secret) => {
+    const error = await rejection(secret);
+    expect(error.status).toBe(401);
+    expect(error.code).toBe('invalid_api_key');
+    expect(error.message).toContain("'Authorization: Bearer <key>'");
+  });
+
+  it('answers 401 when the request carries no key header at all', async () => {
+    const error = await rejection(presentedSecret(new Headers({ 'content-type': 'application/json' })));
+    expect(error).toEqual(invalidKeyError(undefined));
+  });
+
+  it('rejects a master key shorter than 8 characters at creation', () => {
+    expect(() => createMasterKeyAuthenticator('short')).toThrow('The master key must be at least 8 characters long.');
+    expect(() => createMasterKeyAuthenticator('')).toThrow();
+    expect(() => createMasterKeyAuthenticator('12345678')).not.toThrow();
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('compares byte arrays', () => {
+    expect(constantTimeEqual(Uint8Array.of(1, 2, 3), Uint8Array.of(1, 2, 3))).toBe(true);
+    expect(constantTimeEqual(Uint8Array.of(1, 2, 3), Uint8Array.of(1, 2, 4))).toBe(false);
+    expect(constantTimeEqual(Uint8Array.of(0, 2, 3), Uint8Array.of(1, 2, 3))).toBe(false);
+    expect(constantTimeEqual(new Uint8Array(0), new Uint8Array(0))).toBe(true);
+  });
+
+  it('is false for arrays of different lengths', () => {
+    expect(constantTimeEqual(Uint8Array.of(1, 2), Uint8Array.of(1, 2, 0))).toBe(false);
+    expect(constantTimeEqual(Uint8Array.of(1, 2, 0), Uint8Array.of(1, 2))).toBe(false);
+  });
+});
