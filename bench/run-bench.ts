@@ -26,7 +26,9 @@ import {
   formatAcceptance,
   formatLoadSide,
   formatTable,
+  measurementKey,
   resultsDocument,
+  targetNames,
   type BenchRow,
   type LoadSideUsage,
   type ReportRow,
@@ -424,6 +426,12 @@ async function main(): Promise<number> {
     if (target.name === 'torii' && !stopped.graceful) problems.push('torii did not exit within 10 s of SIGTERM');
   }
 
+  const planOrder = plan.map((measurement) => measurementKey(measurement));
+  reportRows.sort(
+    (left, right) =>
+      planOrder.indexOf(measurementKey(left.row)) - planOrder.indexOf(measurementKey(right.row)) ||
+      targetNames.indexOf(left.row.target) - targetNames.indexOf(right.row.target),
+  );
   const rows = reportRows.map((reportRow) => reportRow.row);
   const resultsPath = join(benchDirectory, 'results', 'latest.json');
   mkdirSync(dirname(resultsPath), { recursive: true });

@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { createOpenAIPassthroughStream } from './chat-passthrough-stream.ts';
+
+const fixture = readFileSync(
+  new URL('../../providers/openai-compatible/__fixtures__/text.chunks.txt', import.meta.url),
+  'utf8',
+);
+const fixtureUsage = {
+  prompt_tokens: 19,
+  completion_tokens: 10,
+  total_tokens: 29,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: 0,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
+};
+const textEncoder = new TextEncoder();
+
+/** Splits text into byte chunks of `size` bytes, so events and characters are cut at arbitrary places. */
+function byteChunks(text: string, size: number): Uint8Array[] {
+  const bytes = textEncoder.encode(text);
+  const chunks: Uint8Array[] = [];
+  for (let start = 0; start < bytes.length; start += size) chunks.push(bytes.slice(start, start + size));
+  return chunks;
+}
+
+function source(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+async function passThrough(
+  text: string,
+  clientWantsUsage: boolean,
+  chunkSize = 37,
+): Promise<{ output: string; ends: (CanonicalUsage | undefined)[] }> {
+  const ends: (CanonicalUsage | undefined)[] = [];
+  const stream = source(byteChunks(text, chunkSize)).pipeThrough(
+    createOpenAIPassthroughStream(clientWantsUsage, (usage) => ends.push(usage)),
+  );
+  const output = await new Response(stream).text();
+  return { output, ends };
+}
+
+const dataOf = (text: string): string[] =>
+  text
+    .split('\n\n')
+    .filter((block) => block.length > 0)
+    .map((block) => {
+      expect(block.startsWith('data: ')).toBe(true);
+      return block.slice('data: '.length);
+    });
+
+describe('createOpenAIPassthroughStream', () => {
+  it('drops the usage-only chunk when the client did not ask for usage, and keeps the rest as it came', async () => {
+    const { output } = await passThrough(fixture, false);
+    const upstream = dataOf(fixture);
+    const forwarded = dataOf(output);
+    expect(forwarded).toEqual(upstream.filter((data) => !data.includes('"usage":{')));
+    expect(forwarded).toHaveLength(upstream.length - 1);
+    expect(forwarded.at(-1)).toBe('[DONE]');
+    expect(output.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(output).not.toContain('"prompt_tokens"');
+  });
+
+  it('passes content chunks through byte for byte', async () => {
+    const { output } = await passThrough(fixture, false);
+    const content = fixture.split('\n\n').filter((block) => block.includes('"content":"'));
+    expect(content.length).toBeGreaterThan(5);
+    for (const block of content) expect(output).toContain(`${block}\n\n`);
+  });
+
+  it('reports the usage from the fixture to onEnd exactly once', async () => {
+    const { ends } = await passThrough(fixture, false);
+    expect(ends).toEqual([
+      { inputTokens: 19, outputTokens: 10, totalTokens: 29, cachedInputTokens: 0, reasoningTokens: 0, raw: fixtureUsage },
+    ]);
+  });
+
+  it('keeps the usage chunk when the client asked for it', async () => {
+    const { output, ends } = await passThrough(fixture, true);
+    expect(output).toBe(fixture);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]?.totalTokens).toBe(29);
+  });
+
+  it('gives the same output fed one byte at a time', async () => {
+    expect((await passThrough(fixture, false, 1)).output).toBe((await passThrough(fixture, false)).output);
+  });
+
+  it('removes usage from a content chunk that carries it, unless the client asked for it', async () => {
+    const chunk = { id: 'c', choices: [{ index: 0, delta: { content: 'Hi' } }], usage: { prompt_tokens: 3, completion_tokens: 1 } };
+    const upstream = `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`;
+    const { output, ends } = await passThrough(upstream, false);
+    expect(dataOf(output)).toEqual([JSON.stringify({ id: 'c', choices: chunk.choices }), '[DONE]']);
+    expect(ends[0]).toMatchObject({ inputTokens: 3, outputTokens: 1, totalTokens: 4 });
+    expect((await passThrough(upstream, true)).output).toBe(upstream);
+  });
+
+  it('re-frames CRLF events, keeps event names and flushes a final event without a blank line', async () => {
+    const upstream = 'event: message\r\ndata: {"choices":[]}\r\n\r\ndata: [DONE]';
+    const { output, ends } = await passThrough(upstream, false, 5);
+    expect(output).toBe('event: message\ndata: {"choices":[]}\n\ndata: [DONE]\n\n');
+    expect(ends).toEqual([undefined]);
+  });
+
+  it('calls onEnd exactly once when the reader cancels midway', async () => {
+    const ends: (CanonicalUsage | undefined)[] = [];
+    const blocks = fixture.split('\n\n').slice(0, 3);
+    let sourceCancelled = false;
+    const upstream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const block of blocks) controller.enqueue(textEncoder.encode(`${block}\n\n`));
+      },
+      cancel() {
+        sourceCancelled = true;
+      },
+    });
+    const reader = upstream.pipeThrough(createOpenAIPassthroughStream(false, (usage) => ends.push(usage))).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('chat.completion.chunk');
+    await reader.cancel('client went away');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(ends).toEqual([undefined]);
+    expect(sourceCancelled).toBe(true);
+  });
+});
