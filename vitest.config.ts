@@ -11,7 +11,13 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'providers/**/*.test.ts', 'adapters/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'providers/**/*.test.ts',
+            'adapters/**/*.test.ts',
+            'tests/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
           exclude: ['tests/e2e/**', '**/node_modules/**'],
         },
       },

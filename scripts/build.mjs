@@ -9,7 +9,8 @@ import { rmSync } from 'node:fs';
 rmSync('dist', { recursive: true, force: true });
 
 // CommonJS dependencies (prom-client) call require() on Node built-ins; give the ESM bundle a real require.
-const requireShim = "import { createRequire as __toriiCreateRequire } from 'node:module'; const require = __toriiCreateRequire(import.meta.url);";
+const requireShim =
+  "import { createRequire as __toriiCreateRequire } from 'node:module'; const require = __toriiCreateRequire(import.meta.url);";
 
 await build({
   entryPoints: { server: 'adapters/node/server.ts' },

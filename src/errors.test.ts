@@ -35,7 +35,12 @@ describe('GatewayError', () => {
 
   it('builds a 400 naming the field with invalidRequest', () => {
     const error = invalidRequest("Invalid value for 'n'.", 'n', 'invalid_value');
-    expect([error.status, error.type, error.param, error.code]).toEqual([400, 'invalid_request_error', 'n', 'invalid_value']);
+    expect([error.status, error.type, error.param, error.code]).toEqual([
+      400,
+      'invalid_request_error',
+      'n',
+      'invalid_value',
+    ]);
   });
 });
 

@@ -73,14 +73,22 @@ export function isGatewayError(value: unknown): value is GatewayError {
 /** Turns anything thrown into a {@link GatewayError}; unknown failures become a 500 that hides internals. */
 export function toGatewayError(value: unknown): GatewayError {
   if (isGatewayError(value)) return value;
-  return new GatewayError({ status: 500, type: 'api_error', code: 'internal_error', message: 'Internal gateway error.', cause: value });
+  return new GatewayError({
+    status: 500,
+    type: 'api_error',
+    code: 'internal_error',
+    message: 'Internal gateway error.',
+    cause: value,
+  });
 }
 
 /** The client dialects that can receive an error. */
 export type ErrorDialect = 'openai' | 'anthropic';
 
 /** The OpenAI error envelope, exactly as OpenAI's API and SDK shape it. */
-export function openAIErrorBody(error: GatewayError): { error: { message: string; type: string; param: string | null; code: string | null } } {
+export function openAIErrorBody(error: GatewayError): {
+  error: { message: string; type: string; param: string | null; code: string | null };
+} {
   return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
 }
 

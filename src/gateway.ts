@@ -29,7 +29,12 @@ const defaultBodyLimitBytes = 4 * 1024 * 1024;
 const defaultUpstreamTimeoutMs = 600_000;
 
 function methodNotAllowed(): never {
-  throw new GatewayError({ status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: 'Method not allowed for this path.' });
+  throw new GatewayError({
+    status: 405,
+    type: 'invalid_request_error',
+    code: 'method_not_allowed',
+    message: 'Method not allowed for this path.',
+  });
 }
 
 /**
@@ -77,19 +82,36 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     headers.set('x-torii-overhead-ms', overhead.toFixed(3));
     headers.set(
       'server-timing',
-      record.calledUpstream ? `gateway;dur=${overhead.toFixed(3)}, upstream;dur=${record.upstreamMs.toFixed(3)}` : `gateway;dur=${overhead.toFixed(3)}`,
+      record.calledUpstream
+        ? `gateway;dur=${overhead.toFixed(3)}, upstream;dur=${record.upstreamMs.toFixed(3)}`
+        : `gateway;dur=${overhead.toFixed(3)}`,
     );
-    if (measured && !record.finishWhenStreamEnds) metrics.requestFinished(observationOf(dependencies, record, c.res.status));
+    if (measured && !record.finishWhenStreamEnds)
+      metrics.requestFinished(observationOf(dependencies, record, c.res.status));
   });
 
   app.onError((error, c) => {
     const gatewayError = isGatewayError(error) ? error : toGatewayError(error);
-    if (!isGatewayError(error)) services.logger.error('unhandled error', { requestId: c.var.record?.requestId, error: String(error), stack: (error as Error).stack });
-    else if (gatewayError.status >= 500) services.logger.warn(gatewayError.message, { requestId: c.var.record?.requestId, code: gatewayError.code });
+    if (!isGatewayError(error))
+      services.logger.error('unhandled error', {
+        requestId: c.var.record?.requestId,
+        error: String(error),
+        stack: (error as Error).stack,
+      });
+    else if (gatewayError.status >= 500)
+      services.logger.warn(gatewayError.message, { requestId: c.var.record?.requestId, code: gatewayError.code });
     return renderError(gatewayError, 'openai');
   });
   app.notFound(() =>
-    renderError(new GatewayError({ status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown request URL.' }), 'openai'),
+    renderError(
+      new GatewayError({
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'unknown_url',
+        message: 'Unknown request URL.',
+      }),
+      'openai',
+    ),
   );
 
   app.route('/', createHealthRoutes(services));

@@ -55,14 +55,21 @@ function buildGateway(environment: WorkerEnvironment): Hono<GatewayEnvironment> 
  * A config error answers 500 with the problems listed (it is the operator's error, not the client's).
  */
 export default {
-  fetch(request: Request, environment: WorkerEnvironment, context: WorkerExecutionContext): Response | Promise<Response> {
+  fetch(
+    request: Request,
+    environment: WorkerEnvironment,
+    context: WorkerExecutionContext,
+  ): Response | Promise<Response> {
     if (cached === undefined || cached.environment !== environment) {
       try {
         cached = { environment, app: buildGateway(environment) };
       } catch (error) {
         const message = error instanceof ConfigError ? error.message : 'The gateway could not start.';
         console.error(message);
-        return Response.json({ error: { message, type: 'api_error', param: null, code: 'invalid_config' } }, { status: 500 });
+        return Response.json(
+          { error: { message, type: 'api_error', param: null, code: 'invalid_config' } },
+          { status: 500 },
+        );
       }
     }
     return cached.app.fetch(request, environment, context as never);

@@ -41,7 +41,9 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
       runtime: 'deno',
       config: source,
       modelGroups: Object.keys(config.modelGroups),
-      ...(masterKey.generated ? { masterKey: masterKey.key, note: 'generated for this run; set TORII_MASTER_KEY to choose one' } : {}),
+      ...(masterKey.generated
+        ? { masterKey: masterKey.key, note: 'generated for this run; set TORII_MASTER_KEY to choose one' }
+        : {}),
     }),
   );
   const stop = (): void => {

@@ -39,7 +39,9 @@ export interface LibraryGatewayOptions {
  * // the openai SDK then uses baseURL 'http://host/llm/v1'
  */
 export function createGateway(config: unknown, options: LibraryGatewayOptions = {}): Hono<GatewayEnvironment> {
-  const authenticator = options.authenticator ?? (options.masterKey !== undefined ? createMasterKeyAuthenticator(options.masterKey) : undefined);
+  const authenticator =
+    options.authenticator ??
+    (options.masterKey !== undefined ? createMasterKeyAuthenticator(options.masterKey) : undefined);
   if (authenticator === undefined) throw new Error('createGateway needs a masterKey or an authenticator.');
   return createCoreGateway({
     config: parseGatewayConfig(config, options.environment ?? {}),
@@ -56,5 +58,11 @@ export { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenti
 export { GatewayError, isGatewayError } from '../../src/errors.ts';
 export type { GatewayConfig, DeploymentConfig, ModelGroupConfig } from '../../src/config/config-schema.ts';
 export type * from '../../src/canonical/index.ts';
-export type { GatewayServices, GatewayMetrics, GatewayLogger, RequestObservation, UpstreamFetch } from '../../src/services.ts';
+export type {
+  GatewayServices,
+  GatewayMetrics,
+  GatewayLogger,
+  RequestObservation,
+  UpstreamFetch,
+} from '../../src/services.ts';
 export type { Authenticator, AuthContext } from '../../src/auth/authenticator.ts';

@@ -24,8 +24,24 @@ export function serveClusterMetrics(worker: Worker, aggregator: AggregatorRegist
     const id = request.id;
     aggregator
       .clusterMetrics()
-      .then((body) => ({ type: 'torii:metrics-response', id, contentType: aggregator.contentType, body }) satisfies MetricsResponseMessage)
-      .catch((error: unknown) => ({ type: 'torii:metrics-response', id, contentType: 'text/plain', body: `# aggregation failed: ${String(error)}\n` }) satisfies MetricsResponseMessage)
+      .then(
+        (body) =>
+          ({
+            type: 'torii:metrics-response',
+            id,
+            contentType: aggregator.contentType,
+            body,
+          }) satisfies MetricsResponseMessage,
+      )
+      .catch(
+        (error: unknown) =>
+          ({
+            type: 'torii:metrics-response',
+            id,
+            contentType: 'text/plain',
+            body: `# aggregation failed: ${String(error)}\n`,
+          }) satisfies MetricsResponseMessage,
+      )
       .then((response) => {
         if (worker.isConnected()) worker.send(response);
       });
@@ -36,7 +52,9 @@ export function serveClusterMetrics(worker: Worker, aggregator: AggregatorRegist
  * Worker side: registers this worker's registry for aggregation and returns the `/metrics` exposition function,
  * which asks the primary for the aggregated text over IPC, so any worker can answer `/metrics` on the shared port.
  */
-export function createWorkerMetricsExposition(registry: Registry): () => Promise<{ contentType: string; body: string }> {
+export function createWorkerMetricsExposition(
+  registry: Registry,
+): () => Promise<{ contentType: string; body: string }> {
   AggregatorRegistry.setRegistries([registry]);
   // prom-client only answers the primary's collection requests once an AggregatorRegistry exists in this process.
   new AggregatorRegistry();

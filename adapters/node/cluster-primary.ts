@@ -8,7 +8,11 @@ import type { NodeServerSettings } from './node-environment.ts';
  * their metrics, and on SIGTERM/SIGINT asks every worker to drain, then exits 0 once all have exited.
  * Workers share the listening port through the cluster module (round-robin on Linux).
  */
-export function runClusterPrimary(settings: NodeServerSettings, workerEnvironment: Record<string, string>, announce: () => void): void {
+export function runClusterPrimary(
+  settings: NodeServerSettings,
+  workerEnvironment: Record<string, string>,
+  announce: () => void,
+): void {
   const aggregator = new AggregatorRegistry();
   let stopping = false;
   let listening = 0;
@@ -32,7 +36,15 @@ export function runClusterPrimary(settings: NodeServerSettings, workerEnvironmen
     const now = Date.now();
     recentCrashes.push(now);
     while (recentCrashes.length > 0 && (recentCrashes[0] as number) < now - 10_000) recentCrashes.shift();
-    console.error(JSON.stringify({ level: 'error', message: 'worker exited unexpectedly; starting a new one', pid: worker.process.pid, code, signal }));
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        message: 'worker exited unexpectedly; starting a new one',
+        pid: worker.process.pid,
+        code,
+        signal,
+      }),
+    );
     if (recentCrashes.length > settings.workers * 3) {
       console.error(JSON.stringify({ level: 'error', message: 'workers keep crashing; giving up' }));
       process.exit(1);
@@ -47,7 +59,9 @@ export function runClusterPrimary(settings: NodeServerSettings, workerEnvironmen
     if (workers.length === 0) process.exit(0);
     for (const worker of workers) worker.process.kill('SIGTERM');
     setTimeout(() => {
-      console.error(JSON.stringify({ level: 'warn', message: 'workers did not exit within the grace period; forcing exit' }));
+      console.error(
+        JSON.stringify({ level: 'warn', message: 'workers did not exit within the grace period; forcing exit' }),
+      );
       process.exit(0);
     }, settings.shutdownGraceMs + 5_000).unref();
   };

@@ -9,7 +9,8 @@ export interface NodeServerSettings {
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${value}".`);
   return parsed;
 }
 

@@ -32,7 +32,10 @@ export interface NodeGatewayOptions {
  * @example
  * const { app } = await createNodeGateway(process.env, { masterKey: process.env.TORII_MASTER_KEY! });
  */
-export async function createNodeGateway(environment: NodeJS.ProcessEnv, options: NodeGatewayOptions): Promise<NodeGateway> {
+export async function createNodeGateway(
+  environment: NodeJS.ProcessEnv,
+  options: NodeGatewayOptions,
+): Promise<NodeGateway> {
   const { config, source } = await loadGatewayConfig(environment, builtinProviders, (path) => readFile(path, 'utf8'));
   const metrics = options.metrics ?? createPrometheusMetrics();
   const app = createGateway({
@@ -43,7 +46,8 @@ export async function createNodeGateway(environment: NodeJS.ProcessEnv, options:
       upstreamFetch: createUndiciUpstreamFetch(),
       metrics,
       metricsExposition:
-        options.metricsExposition ?? (async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() })),
+        options.metricsExposition ??
+        (async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() })),
       ...(options.isReady ? { isReady: options.isReady } : {}),
     },
   });

@@ -57,7 +57,11 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     labelNames: ['model_group', 'provider', 'direction'] as const,
     registers: [registry],
   });
-  const inFlight = new Gauge({ name: 'torii_requests_in_flight', help: 'Requests being served now.', registers: [registry] });
+  const inFlight = new Gauge({
+    name: 'torii_requests_in_flight',
+    help: 'Requests being served now.',
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -68,12 +72,22 @@ export function createPrometheusMetrics(): PrometheusMetrics {
       inFlight.dec();
       const modelGroup = observation.modelGroup ?? 'none';
       const provider = observation.provider ?? 'none';
-      requests.inc({ model_group: modelGroup, provider, operation: observation.operation, status_class: statusClass(observation.status) });
-      requestDuration.observe({ model_group: modelGroup, operation: observation.operation, stream: String(observation.stream) }, observation.durationMs / 1000);
+      requests.inc({
+        model_group: modelGroup,
+        provider,
+        operation: observation.operation,
+        status_class: statusClass(observation.status),
+      });
+      requestDuration.observe(
+        { model_group: modelGroup, operation: observation.operation, stream: String(observation.stream) },
+        observation.durationMs / 1000,
+      );
       if (observation.upstreamMs !== undefined) upstreamDuration.observe({ provider }, observation.upstreamMs / 1000);
       overhead.observe({ operation: observation.operation }, observation.overheadMs / 1000);
-      if (observation.inputTokens) tokens.inc({ model_group: modelGroup, provider, direction: 'input' }, observation.inputTokens);
-      if (observation.outputTokens) tokens.inc({ model_group: modelGroup, provider, direction: 'output' }, observation.outputTokens);
+      if (observation.inputTokens)
+        tokens.inc({ model_group: modelGroup, provider, direction: 'input' }, observation.inputTokens);
+      if (observation.outputTokens)
+        tokens.inc({ model_group: modelGroup, provider, direction: 'output' }, observation.outputTokens);
     },
   };
 }

@@ -45,20 +45,29 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean)
     shutdownGraceMs: settings.shutdownGraceMs,
   });
   running.server = server;
-  if (!isClusterWorker) announce(settings, gateway.configSource, gateway.modelGroups, masterKey.generated ? masterKey.key : undefined);
+  if (!isClusterWorker)
+    announce(settings, gateway.configSource, gateway.modelGroups, masterKey.generated ? masterKey.key : undefined);
   let draining = false;
   const stop = async (): Promise<void> => {
     if (draining) return;
     draining = true;
     const { unfinished } = await server.drain();
-    if (unfinished > 0) console.error(JSON.stringify({ level: 'warn', message: 'grace period over; closing unfinished requests', unfinished }));
+    if (unfinished > 0)
+      console.error(
+        JSON.stringify({ level: 'warn', message: 'grace period over; closing unfinished requests', unfinished }),
+      );
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
 }
 
-function announce(settings: NodeServerSettings, configSource: string, modelGroups: string[], generatedKey: string | undefined): void {
+function announce(
+  settings: NodeServerSettings,
+  configSource: string,
+  modelGroups: string[],
+  generatedKey: string | undefined,
+): void {
   const url = `http://${settings.hostname ?? 'localhost'}:${settings.port}`;
   console.log(
     JSON.stringify({
@@ -67,14 +76,17 @@ function announce(settings: NodeServerSettings, configSource: string, modelGroup
       workers: settings.workers,
       config: configSource,
       modelGroups,
-      ...(generatedKey ? { masterKey: generatedKey, note: 'generated for this run; set TORII_MASTER_KEY to choose one' } : {}),
+      ...(generatedKey
+        ? { masterKey: generatedKey, note: 'generated for this run; set TORII_MASTER_KEY to choose one' }
+        : {}),
     }),
   );
   if (modelGroups.length === 0) {
     console.log(
       JSON.stringify({
         level: 'warn',
-        message: 'no model groups: set TORII_CONFIG to a config file, or a provider key such as OPENAI_API_KEY or ANTHROPIC_API_KEY',
+        message:
+          'no model groups: set TORII_CONFIG to a config file, or a provider key such as OPENAI_API_KEY or ANTHROPIC_API_KEY',
       }),
     );
   }

@@ -28,5 +28,9 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
     headersTimeout: 0,
     bodyTimeout: 0,
   });
-  return (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent }) as unknown as Promise<Response>;
+  return (url, init) =>
+    undiciFetch(url, {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher: agent,
+    }) as unknown as Promise<Response>;
 }

@@ -22,7 +22,10 @@ export async function loadGatewayConfig(
 ): Promise<LoadedConfig> {
   const path = environment.TORII_CONFIG;
   if (path === undefined || path === '') {
-    return { config: parseGatewayConfig(createDefaultConfig(providers.presets, environment), environment), source: 'embedded defaults' };
+    return {
+      config: parseGatewayConfig(createDefaultConfig(providers.presets, environment), environment),
+      source: 'embedded defaults',
+    };
   }
   const text = await readText(path);
   return { config: parseGatewayConfig(parseConfigText(text, path), environment), source: path };

@@ -263,6 +263,15 @@ const nativePaths: Record<ClientDialectId, string> = {
  * const upstream = buildOpenAICompatibleNativeRequest('openai-chat', { model: 'gpt-4o-mini', messages }, target);
  * // upstream.url === 'https://api.openai.com/v1/chat/completions'
  */
-export function buildOpenAICompatibleNativeRequest(dialect: ClientDialectId, body: Record<string, unknown>, target: UpstreamTarget): UpstreamRequest {
-  return { url: endpoint(target, nativePaths[dialect]), method: 'POST', headers: openAICompatibleHeaders(target), body: JSON.stringify(body) };
+export function buildOpenAICompatibleNativeRequest(
+  dialect: ClientDialectId,
+  body: Record<string, unknown>,
+  target: UpstreamTarget,
+): UpstreamRequest {
+  return {
+    url: endpoint(target, nativePaths[dialect]),
+    method: 'POST',
+    headers: openAICompatibleHeaders(target),
+    body: JSON.stringify(body),
+  };
 }

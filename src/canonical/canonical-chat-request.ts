@@ -6,8 +6,7 @@
 
 /** One piece of message content. Images carry either an `https:` URL or a `data:` URL with base64 bytes. */
 export type CanonicalContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; url: string; detail?: 'auto' | 'low' | 'high' };
+  { type: 'text'; text: string } | { type: 'image'; url: string; detail?: 'auto' | 'low' | 'high' };
 
 /** A tool call made by the assistant. `arguments` is the JSON text exactly as the model produced it. */
 export interface CanonicalToolCall {
@@ -36,10 +35,7 @@ export interface CanonicalTool {
 
 /** Whether and which tool the model must call. */
 export type CanonicalToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string };
+  { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
 /** The requested output format. */
 export type CanonicalResponseFormat =

@@ -76,7 +76,10 @@ export interface ProviderTranslator {
   parseChatResponse(body: unknown): CanonicalChatResponse;
   /** The stream reducer for chat streams. */
   readonly chatStream: ChatStreamReducer<any>;
-  buildEmbeddingsRequest?(request: CanonicalEmbeddingsRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
+  buildEmbeddingsRequest?(
+    request: CanonicalEmbeddingsRequest,
+    target: UpstreamTarget,
+  ): UpstreamRequest | Promise<UpstreamRequest>;
   parseEmbeddingsResponse?(body: unknown): CanonicalEmbeddingsResponse;
   /**
    * Maps an upstream error response to a GatewayError, keeping the upstream's message. `body` is the parsed JSON

@@ -7,14 +7,22 @@ const referencePattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * `environment`. A reference to an unset variable without a default is reported with the field that holds it;
  * all such problems are reported at once.
  */
-export function substituteEnvironmentReferences(raw: unknown, environment: Record<string, string | undefined>): unknown {
+export function substituteEnvironmentReferences(
+  raw: unknown,
+  environment: Record<string, string | undefined>,
+): unknown {
   const problems: string[] = [];
   const result = substitute(raw, environment, '', problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return result;
 }
 
-function substitute(value: unknown, environment: Record<string, string | undefined>, path: string, problems: string[]): unknown {
+function substitute(
+  value: unknown,
+  environment: Record<string, string | undefined>,
+  path: string,
+  problems: string[],
+): unknown {
   if (typeof value === 'string') {
     return value.replace(referencePattern, (_match, name: string, fallback: string | undefined) => {
       const found = environment[name];
@@ -24,10 +32,12 @@ function substitute(value: unknown, environment: Record<string, string | undefin
       return '';
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => substitute(item, environment, `${path}[${index}]`, problems));
+  if (Array.isArray(value))
+    return value.map((item, index) => substitute(item, environment, `${path}[${index}]`, problems));
   if (typeof value === 'object' && value !== null) {
     const output: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) output[key] = substitute(item, environment, path ? `${path}.${key}` : key, problems);
+    for (const [key, item] of Object.entries(value))
+      output[key] = substitute(item, environment, path ? `${path}.${key}` : key, problems);
     return output;
   }
   return value;

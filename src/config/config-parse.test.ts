@@ -18,7 +18,9 @@ const deployment = (fields: Record<string, unknown> = {}) => ({
   apiKey: 'sk-test',
   ...fields,
 });
-const oneGroup = (fields: Record<string, unknown> = {}) => ({ modelGroups: { fast: { deployments: [deployment(fields)] } } });
+const oneGroup = (fields: Record<string, unknown> = {}) => ({
+  modelGroups: { fast: { deployments: [deployment(fields)] } },
+});
 
 describe('parseGatewayConfig', () => {
   it('returns a valid config as given', () => {

@@ -18,7 +18,10 @@ export function parseGatewayConfig(raw: unknown, environment: Record<string, str
   if (result.success) return result.data;
   throw new ConfigError(
     result.error.issues.map((issue) => {
-      const path = issue.path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`)).join('').replace(/^\./, '');
+      const path = issue.path
+        .map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`))
+        .join('')
+        .replace(/^\./, '');
       return `${path || '(root)'}: ${issue.message}`;
     }),
   );

@@ -16,7 +16,10 @@ const defaultModels: Record<string, string[]> = {
  * (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...), a few well-known model groups served by it. With no key set the
  * gateway still starts, with no model groups, and says so.
  */
-export function createDefaultConfig(presets: Record<string, ProviderPreset>, environment: Record<string, string | undefined>): GatewayConfig {
+export function createDefaultConfig(
+  presets: Record<string, ProviderPreset>,
+  environment: Record<string, string | undefined>,
+): GatewayConfig {
   const modelGroups: GatewayConfig['modelGroups'] = {};
   for (const [provider, models] of Object.entries(defaultModels)) {
     const variable = presets[provider]?.apiKeyEnvironmentVariable;

@@ -56,9 +56,19 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
   throw call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
 }
 
-function upstreamFailure(error: unknown, signal: AbortSignal, clientSignal: AbortSignal, call: UpstreamCall): GatewayError {
+function upstreamFailure(
+  error: unknown,
+  signal: AbortSignal,
+  clientSignal: AbortSignal,
+  call: UpstreamCall,
+): GatewayError {
   if (clientSignal.aborted) {
-    return new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request.' });
+    return new GatewayError({
+      status: 499,
+      type: 'invalid_request_error',
+      code: 'client_closed_request',
+      message: 'The client closed the request.',
+    });
   }
   if (signal.reason instanceof UpstreamTimeout) {
     return new GatewayError({
@@ -70,7 +80,8 @@ function upstreamFailure(error: unknown, signal: AbortSignal, clientSignal: Abor
       message: `Upstream ${call.providerName} did not respond within ${call.timeoutMs} ms.`,
     });
   }
-  const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+  const reason =
+    error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
   return new GatewayError({
     status: 502,
     type: 'upstream_error',
@@ -83,7 +94,11 @@ function upstreamFailure(error: unknown, signal: AbortSignal, clientSignal: Abor
 }
 
 /** Reads the rest of an upstream body as text, counting the time as upstream time. */
-export async function readUpstreamText(response: Response, services: GatewayServices, record: RequestRecord): Promise<string> {
+export async function readUpstreamText(
+  response: Response,
+  services: GatewayServices,
+  record: RequestRecord,
+): Promise<string> {
   const startedAt = services.now();
   try {
     return await response.text();

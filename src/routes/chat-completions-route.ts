@@ -52,11 +52,19 @@ export function createChatCompletionsHandler(dependencies: RouteDependencies) {
   };
 }
 
-function resolveDeploymentFor(dependencies: RouteDependencies, auth: AuthContext, model: string, record: RequestRecord): ResolvedDeployment {
+function resolveDeploymentFor(
+  dependencies: RouteDependencies,
+  auth: AuthContext,
+  model: string,
+  record: RequestRecord,
+): ResolvedDeployment {
   return resolveDeployment(dependencies, auth, model, 'chat', record);
 }
 
-function finishStream(dependencies: RouteDependencies, record: RequestRecord): (usage: CanonicalUsage | undefined) => void {
+function finishStream(
+  dependencies: RouteDependencies,
+  record: RequestRecord,
+): (usage: CanonicalUsage | undefined) => void {
   record.finishWhenStreamEnds = true;
   return (usage) => {
     record.usage = usage;
@@ -73,7 +81,8 @@ async function passThroughChat(
   record: RequestRecord,
 ): Promise<Response> {
   const { translator, target } = deployment;
-  if (translator.buildNativeRequest === undefined) throw new Error(`${translator.id} declares openai-chat but cannot build native requests`);
+  if (translator.buildNativeRequest === undefined)
+    throw new Error(`${translator.id} declares openai-chat but cannot build native requests`);
   const upstreamBody: Record<string, unknown> = { ...body, model: target.model };
   const clientWantsUsage = chat.stream_options?.include_usage === true;
   if (record.stream) upstreamBody.stream_options = { ...chat.stream_options, include_usage: true };
@@ -88,7 +97,9 @@ async function passThroughChat(
     record,
   });
   if (record.stream && response.body !== null) {
-    const stream = response.body.pipeThrough(createOpenAIPassthroughStream(clientWantsUsage, finishStream(dependencies, record)));
+    const stream = response.body.pipeThrough(
+      createOpenAIPassthroughStream(clientWantsUsage, finishStream(dependencies, record)),
+    );
     return new Response(stream, { status: 200, headers: sseResponseHeaders });
   }
   const text = await readUpstreamText(response, dependencies.services, record);
@@ -134,7 +145,10 @@ async function translateChat(
   if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
   const canonicalResponse = translator.parseChatResponse(parsed.value);
   record.usage = canonicalResponse.usage;
-  return new Response(JSON.stringify(renderOpenAIChatResponse(canonicalResponse)), { status: 200, headers: jsonHeaders });
+  return new Response(JSON.stringify(renderOpenAIChatResponse(canonicalResponse)), {
+    status: 200,
+    headers: jsonHeaders,
+  });
 }
 
 function invalidUpstreamBody(provider: string, reason: string): GatewayError {

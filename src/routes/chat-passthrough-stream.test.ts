@@ -82,7 +82,14 @@ describe('createOpenAIPassthroughStream', () => {
   it('reports the usage from the fixture to onEnd exactly once', async () => {
     const { ends } = await passThrough(fixture, false);
     expect(ends).toEqual([
-      { inputTokens: 19, outputTokens: 10, totalTokens: 29, cachedInputTokens: 0, reasoningTokens: 0, raw: fixtureUsage },
+      {
+        inputTokens: 19,
+        outputTokens: 10,
+        totalTokens: 29,
+        cachedInputTokens: 0,
+        reasoningTokens: 0,
+        raw: fixtureUsage,
+      },
     ]);
   });
 
@@ -98,7 +105,11 @@ describe('createOpenAIPassthroughStream', () => {
   });
 
   it('removes usage from a content chunk that carries it, unless the client asked for it', async () => {
-    const chunk = { id: 'c', choices: [{ index: 0, delta: { content: 'Hi' } }], usage: { prompt_tokens: 3, completion_tokens: 1 } };
+    const chunk = {
+      id: 'c',
+      choices: [{ index: 0, delta: { content: 'Hi' } }],
+      usage: { prompt_tokens: 3, completion_tokens: 1 },
+    };
     const upstream = `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`;
     const { output, ends } = await passThrough(upstream, false);
     expect(dataOf(output)).toEqual([JSON.stringify({ id: 'c', choices: chunk.choices }), '[DONE]']);

@@ -12,7 +12,7 @@ function mentionsUsage(data: string): boolean {
   if (at === -1) return false;
   let index = at + 7;
   while (data.charCodeAt(index) === 32 || data.charCodeAt(index) === 58 /* ':' */) index++;
-  return data.charCodeAt(index) === 123 /* '{' */;
+  return data.charCodeAt(index) === 123; /* '{' */
 }
 
 /**

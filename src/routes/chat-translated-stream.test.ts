@@ -5,7 +5,10 @@ import { anthropicTranslator } from '../../providers/anthropic/index.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { createTranslatedChatStream } from './chat-translated-stream.ts';
 
-const fixture = readFileSync(new URL('../../providers/anthropic/__fixtures__/text.chunks.txt', import.meta.url), 'utf8');
+const fixture = readFileSync(
+  new URL('../../providers/anthropic/__fixtures__/text.chunks.txt', import.meta.url),
+  'utf8',
+);
 const fixtureText = "Hello! I'm Claude, an AI assistant made by Anthropic. How can I help you today?";
 const textEncoder = new TextEncoder();
 
@@ -21,7 +24,8 @@ async function translate(upstream: string, includeUsage: boolean, chunkSize = 41
   const ends: (CanonicalUsage | undefined)[] = [];
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
-      for (let start = 0; start < bytes.length; start += chunkSize) controller.enqueue(bytes.slice(start, start + chunkSize));
+      for (let start = 0; start < bytes.length; start += chunkSize)
+        controller.enqueue(bytes.slice(start, start + chunkSize));
       controller.close();
     },
   });
@@ -53,7 +57,8 @@ type Chunk = {
   usage?: Record<string, unknown> | null;
 };
 
-const chunks = (events: unknown[]) => events.filter((event): event is Chunk => typeof event === 'object');
+const chunks = (events: unknown[]) =>
+  events.filter((event): event is Chunk => typeof event === 'object' && event !== null && 'choices' in event);
 const contentOf = (events: unknown[]) =>
   chunks(events)
     .flatMap((chunk) => chunk.choices.map((choice) => choice.delta.content ?? ''))
@@ -126,7 +131,12 @@ describe('createTranslatedChatStream with the Anthropic translator', () => {
     const { events, ends } = await translate(upstream, false, upstream.length);
     expect(contentOf(events)).toBe("Hello! I'm Claude");
     expect(events.at(-1)).toEqual({
-      error: { message: expect.stringContaining('Overloaded') as unknown, type: 'upstream_error', param: null, code: 'upstream_overloaded' },
+      error: {
+        message: expect.stringContaining('Overloaded') as unknown,
+        type: 'upstream_error',
+        param: null,
+        code: 'upstream_overloaded',
+      },
     });
     expect(events).not.toContain('[DONE]');
     expect(ends).toHaveLength(1);

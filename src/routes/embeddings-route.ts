@@ -1,4 +1,7 @@
-import { openAIEmbeddingsToCanonical, renderOpenAIEmbeddingsResponse } from '../dialects/openai-embeddings/openai-embeddings-convert.ts';
+import {
+  openAIEmbeddingsToCanonical,
+  renderOpenAIEmbeddingsResponse,
+} from '../dialects/openai-embeddings/openai-embeddings-convert.ts';
 import { openAIEmbeddingsRequestSchema } from '../dialects/openai-embeddings/openai-embeddings-request-schema.ts';
 import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
 import { GatewayError, invalidRequest } from '../errors.ts';
@@ -24,14 +27,19 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
       throw invalidRequest(problem.message, problem.param);
     }
     const { translator, target } = resolveDeployment(dependencies, auth, result.data.model, 'embeddings', record);
-    const native = translator.nativeDialects.includes('openai-embeddings') && translator.buildNativeRequest !== undefined;
+    const native =
+      translator.nativeDialects.includes('openai-embeddings') && translator.buildNativeRequest !== undefined;
     let upstreamRequest;
     if (native) {
       upstreamRequest = translator.buildNativeRequest!('openai-embeddings', { ...body, model: target.model }, target);
     } else if (translator.buildEmbeddingsRequest !== undefined && translator.parseEmbeddingsResponse !== undefined) {
       upstreamRequest = await translator.buildEmbeddingsRequest(openAIEmbeddingsToCanonical(result.data), target);
     } else {
-      throw invalidRequest(`The model \`${result.data.model}\` does not support embeddings.`, 'model', 'unsupported_operation');
+      throw invalidRequest(
+        `The model \`${result.data.model}\` does not support embeddings.`,
+        'model',
+        'unsupported_operation',
+      );
     }
     const response = await callUpstream({
       services: dependencies.services,
@@ -59,6 +67,9 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
     }
     const canonical = translator.parseEmbeddingsResponse!(parsed.value);
     record.usage = canonical.usage;
-    return new Response(JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)), { status: 200, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   };
 }

@@ -16,7 +16,12 @@ export function createHealthRoutes(services: GatewayServices): Hono<GatewayEnvir
   });
   routes.get('/metrics', async () => {
     if (services.metricsExposition === undefined) {
-      throw new GatewayError({ status: 404, type: 'not_found_error', code: 'metrics_unavailable', message: 'Metrics are not exposed on this runtime.' });
+      throw new GatewayError({
+        status: 404,
+        type: 'not_found_error',
+        code: 'metrics_unavailable',
+        message: 'Metrics are not exposed on this runtime.',
+      });
     }
     const { contentType, body } = await services.metricsExposition();
     return new Response(body, { headers: { 'content-type': contentType } });

@@ -124,7 +124,9 @@ describe('readJsonObjectBody', () => {
 
   it('names the parse failure in the message of a malformed body', async () => {
     const error = await rejection(jsonRequest('{oops}'), 1024);
-    expect(error.message).toMatch(/^We could not parse the JSON body of your request \(.+\)\. Send a valid JSON object/);
+    expect(error.message).toMatch(
+      /^We could not parse the JSON body of your request \(.+\)\. Send a valid JSON object/,
+    );
   });
 
   it('answers 400 invalid_body when the body stream fails', async () => {

@@ -47,7 +47,8 @@ export async function readJsonObjectBody(request: Request, limit: number): Promi
     throw invalidRequest('Could not read the request body.', null, 'invalid_body');
   }
   if (text.length > limit) throw tooLarge(limit);
-  if (text.trim().length === 0) throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json');
+  if (text.trim().length === 0)
+    throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json');
   const parsed = parseJson(text);
   if (!parsed.ok) {
     throw invalidRequest(

@@ -3,7 +3,11 @@ import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** The metrics observation of a finished request, computed from its record at the moment it finishes. */
-export function observationOf(dependencies: RouteDependencies, record: RequestRecord, status: number): RequestObservation {
+export function observationOf(
+  dependencies: RouteDependencies,
+  record: RequestRecord,
+  status: number,
+): RequestObservation {
   const durationMs = dependencies.services.now() - record.startedAt;
   return {
     modelGroup: record.modelGroup,

@@ -24,7 +24,8 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 /** A fresh record, honouring a client-sent `x-request-id` when it is a sane token. */
 export function createRequestRecord(clientRequestId: string | null, startedAt: number): RequestRecord {
   return {
-    requestId: clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : crypto.randomUUID(),
+    requestId:
+      clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : crypto.randomUUID(),
     startedAt,
     operation: undefined,
     modelGroup: undefined,

@@ -7,14 +7,12 @@ import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployme
 const translator = {} as ProviderTranslator;
 
 function group(weights: number[]): ResolvedModelGroup {
-  const deployments = weights.map(
-    (weight, index): ResolvedDeployment => ({
-      id: `group/${index}`,
-      translator,
-      weight,
-      target: { providerName: 'openai', baseURL: 'https://x', model: 'm', apiKey: 'k', headers: {}, options: {} },
-    }),
-  );
+  const deployments = weights.map((weight, index): ResolvedDeployment => ({
+    id: `group/${index}`,
+    translator,
+    weight,
+    target: { providerName: 'openai', baseURL: 'https://x', model: 'm', apiKey: 'k', headers: {}, options: {} },
+  }));
   return { name: 'group', deployments, totalWeight: weights.reduce((sum, weight) => sum + weight, 0) };
 }
 

@@ -61,7 +61,11 @@ describe('resolveModelGroups', () => {
     const [anthropic, compatible] = groups.get('group')?.deployments ?? [];
     expect(anthropic?.translator).toBe(builtinProviders.translators.anthropic);
     expect(anthropic?.target.baseURL).toBe('https://api.anthropic.com/v1');
-    expect(compatible?.target).toMatchObject({ baseURL: 'http://10.0.0.2:8000/v1', apiKey: undefined, headers: { a: 'b' } });
+    expect(compatible?.target).toMatchObject({
+      baseURL: 'http://10.0.0.2:8000/v1',
+      apiKey: undefined,
+      headers: { a: 'b' },
+    });
     expect(groups.get('group')?.totalWeight).toBe(3);
   });
 
@@ -83,8 +87,8 @@ describe('resolveModelGroups', () => {
     expect(problems([{ provider: 'vllm', model: 'llama' }])).toEqual([
       'modelGroups.group.deployments[0].baseURL: required for provider "vllm" (it has no default base URL)',
     ]);
-    const [deployment] = resolve([{ provider: 'vllm', model: 'llama', baseURL: 'http://gpu:8000/v1/' }]).get('group')
-      ?.deployments ?? [];
+    const [deployment] =
+      resolve([{ provider: 'vllm', model: 'llama', baseURL: 'http://gpu:8000/v1/' }]).get('group')?.deployments ?? [];
     expect(deployment?.target).toMatchObject({ baseURL: 'http://gpu:8000/v1', apiKey: undefined });
   });
 

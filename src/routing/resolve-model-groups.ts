@@ -19,7 +19,9 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
       const translatorId = preset?.translator ?? deployment.provider;
       const translator: ProviderTranslator | undefined = registry.translators[translatorId];
       if (translator === undefined) {
-        problems.push(`${path}.provider: unknown provider "${deployment.provider}"; known providers: ${known.join(', ')}`);
+        problems.push(
+          `${path}.provider: unknown provider "${deployment.provider}"; known providers: ${known.join(', ')}`,
+        );
         return;
       }
       const baseURL = deployment.baseURL ?? preset?.baseURL;
@@ -45,7 +47,11 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         },
       });
     });
-    groups.set(name, { name, deployments, totalWeight: deployments.reduce((sum, deployment) => sum + deployment.weight, 0) });
+    groups.set(name, {
+      name,
+      deployments,
+      totalWeight: deployments.reduce((sum, deployment) => sum + deployment.weight, 0),
+    });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return groups;

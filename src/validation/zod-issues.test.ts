@@ -46,7 +46,11 @@ describe('validateOpenAIChatRequest', () => {
       { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: '' } }] }] },
       'messages.[0].content.[0].image_url.url',
     ],
-    ['a tool message without tool_call_id', { model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages.[0].tool_call_id'],
+    [
+      'a tool message without tool_call_id',
+      { model: 'm', messages: [{ role: 'tool', content: 'x' }] },
+      'messages.[0].tool_call_id',
+    ],
     ['max_tokens of 0', { model: 'm', messages: [user], max_tokens: 0 }, 'max_tokens'],
     [
       'a json_schema format without a name',

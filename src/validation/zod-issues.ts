@@ -28,10 +28,16 @@ export function firstValidationProblem(issues: readonly z.core.$ZodIssue[]): Val
   if (issue.issue.code === 'unrecognized_keys') {
     const keys = issue.issue.keys;
     const field = param === null ? keys.join(', ') : `${param}.${keys.join(', ')}`;
-    return { param: param === null ? (keys[0] ?? null) : `${param}.${keys[0]}`, message: `Unrecognized field: ${field}.` };
+    return {
+      param: param === null ? (keys[0] ?? null) : `${param}.${keys[0]}`,
+      message: `Unrecognized field: ${field}.`,
+    };
   }
   message = message.replace(/^Invalid input: /, '');
-  return { param, message: param === null ? `Invalid request: ${message}.` : `Invalid value for '${param}': ${message}.` };
+  return {
+    param,
+    message: param === null ? `Invalid request: ${message}.` : `Invalid value for '${param}': ${message}.`,
+  };
 }
 
 interface LocatedIssue {

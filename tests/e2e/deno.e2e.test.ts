@@ -10,9 +10,19 @@ defineGatewayE2ESuite('Deno (Deno.serve)', async (config, environment) => {
   const configPath = join(directory, 'torii.config.json');
   writeFileSync(configPath, JSON.stringify(config));
   const port = await freePort();
-  return await spawnGateway('node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', 'adapters/deno/server.ts'], {
-    env: { ...environment, TORII_CONFIG: configPath, PORT: String(port), HOST: '127.0.0.1', DENO_NO_UPDATE_CHECK: '1' },
-    port,
-    readyTimeoutMs: 60_000,
-  });
+  return await spawnGateway(
+    'node_modules/.bin/deno',
+    ['run', '--allow-net', '--allow-env', '--allow-read', 'adapters/deno/server.ts'],
+    {
+      env: {
+        ...environment,
+        TORII_CONFIG: configPath,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DENO_NO_UPDATE_CHECK: '1',
+      },
+      port,
+      readyTimeoutMs: 60_000,
+    },
+  );
 });

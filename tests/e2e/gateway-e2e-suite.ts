@@ -5,17 +5,32 @@ import { e2eEnvironment, e2eGatewayConfig, e2eMasterKey, readFixture } from './e
 import type { RunningGateway } from './gateway-process.ts';
 
 /** Starts the gateway under test with a config object and its environment. */
-export type GatewayStarter = (config: Record<string, unknown>, environment: Record<string, string>) => Promise<RunningGateway>;
+export type GatewayStarter = (
+  config: Record<string, unknown>,
+  environment: Record<string, string>,
+) => Promise<RunningGateway>;
 
 interface OpenAIToolCall {
   id: string;
   function: { name: string; arguments: string };
 }
 
-const openaiText = readFixture<{ choices: { message: { content: string } }[]; usage: { prompt_tokens: number; completion_tokens: number } }>('openai-compatible', 'text.json');
-const openaiTools = readFixture<{ choices: { message: { tool_calls: OpenAIToolCall[] } }[] }>('openai-compatible', 'tools.json');
-const anthropicText = readFixture<{ content: { type: string; text: string }[]; usage: Record<string, number> }>('anthropic', 'text.json');
-const anthropicTools = readFixture<{ content: { type: string; name?: string; input?: unknown; text?: string }[] }>('anthropic', 'tools.json');
+const openaiText = readFixture<{
+  choices: { message: { content: string } }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}>('openai-compatible', 'text.json');
+const openaiTools = readFixture<{ choices: { message: { tool_calls: OpenAIToolCall[] } }[] }>(
+  'openai-compatible',
+  'tools.json',
+);
+const anthropicText = readFixture<{ content: { type: string; text: string }[]; usage: Record<string, number> }>(
+  'anthropic',
+  'text.json',
+);
+const anthropicTools = readFixture<{ content: { type: string; name?: string; input?: unknown; text?: string }[] }>(
+  'anthropic',
+  'tools.json',
+);
 const rateLimited = readFixture<{ error: { message: string } }>('openai-compatible', 'error-429.json');
 const overloaded = readFixture<{ error: { message: string } }>('anthropic', 'error-529.json');
 
@@ -43,7 +58,11 @@ async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatComplet
 
 const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 
 /**
@@ -68,7 +87,10 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
     });
 
     it('answers a chat completion from an OpenAI-shaped upstream', async () => {
-      const completion = await client.chat.completions.create({ model: 'gpt-text', messages: [{ role: 'user', content: 'Hello' }] });
+      const completion = await client.chat.completions.create({
+        model: 'gpt-text',
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
       expect(completion.choices[0]?.message.content).toBe(openaiText.choices[0]?.message.content);
       expect(completion.usage?.prompt_tokens).toBe(openaiText.usage.prompt_tokens);
       const sent = mock.requests.at(-1);
@@ -77,7 +99,11 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
     });
 
     it('streams from an OpenAI-shaped upstream, removing the usage chunk the client did not ask for', async () => {
-      const stream = await client.chat.completions.create({ model: 'gpt-text', stream: true, messages: [{ role: 'user', content: 'Hello' }] });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-text',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
       const result = await collect(stream);
       expect(result.text).toBe(openaiText.choices[0]?.message.content);
       expect(result.finishReasons).toEqual(['stop']);
@@ -98,15 +124,32 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
     });
 
     it('passes tool calls through from an OpenAI-shaped upstream, streamed and not', async () => {
-      const completion = await client.chat.completions.create({ model: 'gpt-tools', tools: [weatherTool], messages: [{ role: 'user', content: 'Weather?' }] });
-      const expected = openaiTools.choices[0]?.message.tool_calls.map((call) => ({ name: call.function.name, arguments: call.function.arguments }));
-      const calls = completion.choices[0]?.message.tool_calls?.map((call) => ({ name: (call as OpenAIToolCall).function.name, arguments: (call as OpenAIToolCall).function.arguments }));
+      const completion = await client.chat.completions.create({
+        model: 'gpt-tools',
+        tools: [weatherTool],
+        messages: [{ role: 'user', content: 'Weather?' }],
+      });
+      const expected = openaiTools.choices[0]?.message.tool_calls.map((call) => ({
+        name: call.function.name,
+        arguments: call.function.arguments,
+      }));
+      const calls = completion.choices[0]?.message.tool_calls?.map((call) => ({
+        name: (call as OpenAIToolCall).function.name,
+        arguments: (call as OpenAIToolCall).function.arguments,
+      }));
       expect(calls).toEqual(expected);
       expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
-      const streamed = await collect(await client.chat.completions.create({ model: 'gpt-tools', stream: true, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather?' }] }));
-      expect(streamed.tools.map((tool) => ({ name: tool.name, arguments: JSON.parse(tool.arguments) as unknown }))).toEqual(
-        expected?.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) as unknown })),
+      const streamed = await collect(
+        await client.chat.completions.create({
+          model: 'gpt-tools',
+          stream: true,
+          tools: [weatherTool],
+          messages: [{ role: 'user', content: 'Weather?' }],
+        }),
       );
+      expect(
+        streamed.tools.map((tool) => ({ name: tool.name, arguments: JSON.parse(tool.arguments) as unknown })),
+      ).toEqual(expected?.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) as unknown })));
     });
 
     it('translates a chat completion to and from Anthropic', async () => {
@@ -120,7 +163,9 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
       expect(completion.choices[0]?.message.content).toBe(anthropicText.content[0]?.text);
       expect(completion.choices[0]?.finish_reason).toBe('stop');
       const usage = anthropicText.usage;
-      expect(completion.usage?.prompt_tokens).toBe((usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0));
+      expect(completion.usage?.prompt_tokens).toBe(
+        (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+      );
       expect(completion.usage?.completion_tokens).toBe(usage.output_tokens);
       const sent = mock.requests.at(-1);
       expect(sent?.path).toBe('/v1/messages');
@@ -130,7 +175,12 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
 
     it('streams from Anthropic as OpenAI chunks', async () => {
       const result = await collect(
-        await client.chat.completions.create({ model: 'claude-text', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] }),
+        await client.chat.completions.create({
+          model: 'claude-text',
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: 'user', content: 'Hello' }],
+        }),
       );
       expect(result.text).toBe(anthropicText.content[0]?.text);
       expect(result.finishReasons).toEqual(['stop']);
@@ -138,13 +188,32 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
     });
 
     it('translates Anthropic tool use, streamed and not', async () => {
-      const expected = anthropicTools.content.filter((block) => block.type === 'tool_use').map((block) => ({ name: block.name, arguments: block.input }));
-      const completion = await client.chat.completions.create({ model: 'claude-tools', tools: [weatherTool], tool_choice: 'auto', messages: [{ role: 'user', content: 'Weather?' }] });
-      const calls = completion.choices[0]?.message.tool_calls?.map((call) => ({ name: (call as OpenAIToolCall).function.name, arguments: JSON.parse((call as OpenAIToolCall).function.arguments) as unknown }));
+      const expected = anthropicTools.content
+        .filter((block) => block.type === 'tool_use')
+        .map((block) => ({ name: block.name, arguments: block.input }));
+      const completion = await client.chat.completions.create({
+        model: 'claude-tools',
+        tools: [weatherTool],
+        tool_choice: 'auto',
+        messages: [{ role: 'user', content: 'Weather?' }],
+      });
+      const calls = completion.choices[0]?.message.tool_calls?.map((call) => ({
+        name: (call as OpenAIToolCall).function.name,
+        arguments: JSON.parse((call as OpenAIToolCall).function.arguments) as unknown,
+      }));
       expect(calls).toEqual(expected);
       expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
-      const streamed = await collect(await client.chat.completions.create({ model: 'claude-tools', stream: true, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather?' }] }));
-      expect(streamed.tools.map((tool) => ({ name: tool.name, arguments: JSON.parse(tool.arguments) as unknown }))).toEqual(expected);
+      const streamed = await collect(
+        await client.chat.completions.create({
+          model: 'claude-tools',
+          stream: true,
+          tools: [weatherTool],
+          messages: [{ role: 'user', content: 'Weather?' }],
+        }),
+      );
+      expect(
+        streamed.tools.map((tool) => ({ name: tool.name, arguments: JSON.parse(tool.arguments) as unknown })),
+      ).toEqual(expected);
       expect(streamed.finishReasons).toEqual(['tool_calls']);
       const sent = mock.requests.at(-1);
       expect((sent?.body.tools as { name: string }[])[0]?.name).toBe('get_weather');
@@ -161,22 +230,30 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
     });
 
     it('keeps the upstream message and status of upstream errors', async () => {
-      const error = await client.chat.completions.create({ model: 'gpt-rate-limited', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+      const error = await client.chat.completions
+        .create({ model: 'gpt-rate-limited', messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);
       expect((error as InstanceType<typeof OpenAI.RateLimitError>).message).toContain(rateLimited.error.message);
       expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('retry-after')).toBe('7');
-      const anthropicError = await client.chat.completions.create({ model: 'claude-overloaded', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+      const anthropicError = await client.chat.completions
+        .create({ model: 'claude-overloaded', messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
       expect(anthropicError).toBeInstanceOf(OpenAI.APIError);
       expect((anthropicError as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500);
       expect((anthropicError as InstanceType<typeof OpenAI.APIError>).message).toContain(overloaded.error.message);
     });
 
     it('answers gateway-made errors in the OpenAI envelope', async () => {
-      const unknownModel = await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+      const unknownModel = await client.chat.completions
+        .create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
       expect(unknownModel).toBeInstanceOf(OpenAI.NotFoundError);
       expect((unknownModel as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
       const badKey = new OpenAI({ baseURL: `${gateway.baseURL}/v1`, apiKey: 'sk-wrong-key', maxRetries: 0 });
-      const unauthorized = await badKey.chat.completions.create({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+      const unauthorized = await badKey.chat.completions
+        .create({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
       expect(unauthorized).toBeInstanceOf(OpenAI.AuthenticationError);
       const malformed = await fetch(`${gateway.baseURL}/v1/chat/completions`, {
         method: 'POST',
@@ -186,22 +263,32 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
       expect(malformed.status).toBe(400);
       const body = (await malformed.json()) as { error: Record<string, unknown> };
       expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
-      const invalid = await client.chat.completions.create({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }], temperature: 7 }).catch((caught: unknown) => caught);
+      const invalid = await client.chat.completions
+        .create({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }], temperature: 7 })
+        .catch((caught: unknown) => caught);
       expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
       expect((invalid as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('temperature');
     });
 
     it('answers 502 for an unreachable upstream and 504 for one that never answers', async () => {
-      const unreachable = await client.chat.completions.create({ model: 'gpt-unreachable', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+      const unreachable = await client.chat.completions
+        .create({ model: 'gpt-unreachable', messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
       expect((unreachable as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-      const hanging = await client.chat.completions.create({ model: 'gpt-hang', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+      const hanging = await client.chat.completions
+        .create({ model: 'gpt-hang', messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
       expect((hanging as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
     });
 
     it('sets request id, overhead and Server-Timing headers', async () => {
       const response = await fetch(`${gateway.baseURL}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${e2eMasterKey}`, 'content-type': 'application/json', 'x-request-id': 'e2e-request-1' },
+        headers: {
+          authorization: `Bearer ${e2eMasterKey}`,
+          'content-type': 'application/json',
+          'x-request-id': 'e2e-request-1',
+        },
         body: JSON.stringify({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }] }),
       });
       expect(response.status).toBe(200);
@@ -210,24 +297,31 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
       expect(response.headers.get('server-timing')).toMatch(/gateway;dur=[\d.]+, upstream;dur=[\d.]+/);
     });
 
-    it.each(['gpt-slow', 'claude-slow'])('cancels the upstream call when the client aborts a %s stream', async (model) => {
-      const before = mock.abortedStreams;
-      const controller = new AbortController();
-      const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal });
-      let received = 0;
-      try {
-        for await (const chunk of stream) {
-          if (chunk.choices.length > 0) received++;
-          if (received === 2) controller.abort();
+    it.each(['gpt-slow', 'claude-slow'])(
+      'cancels the upstream call when the client aborts a %s stream',
+      async (model) => {
+        const before = mock.abortedStreams;
+        const controller = new AbortController();
+        const stream = await client.chat.completions.create(
+          { model, stream: true, messages: [{ role: 'user', content: 'x' }] },
+          { signal: controller.signal },
+        );
+        let received = 0;
+        try {
+          for await (const chunk of stream) {
+            if (chunk.choices.length > 0) received++;
+            if (received === 2) controller.abort();
+          }
+        } catch (error) {
+          // The SDK may end the iteration quietly or throw an abort error; both mean the client went away.
+          expect(String(error)).toMatch(/abort/i);
         }
-      } catch (error) {
-        // The SDK may end the iteration quietly or throw an abort error; both mean the client went away.
-        expect(String(error)).toMatch(/abort/i);
-      }
-      expect(received).toBe(2);
-      const deadline = Date.now() + 5_000;
-      while (mock.abortedStreams === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(mock.abortedStreams).toBe(before + 1);
-    });
+        expect(received).toBe(2);
+        const deadline = Date.now() + 5_000;
+        while (mock.abortedStreams === before && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(mock.abortedStreams).toBe(before + 1);
+      },
+    );
   });
 }

@@ -23,10 +23,16 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls `url` until it answers 200, or fails with the process output after `timeoutMs`. */
-export async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+export async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode} before it was ready:\n${output()}`);
+    if (child.exitCode !== null)
+      throw new Error(`gateway exited with ${child.exitCode} before it was ready:\n${output()}`);
     try {
       const response = await fetch(url);
       if (response.status === 200) return;
@@ -39,7 +45,11 @@ export async function waitUntilReady(url: string, child: ChildProcess, output: (
 }
 
 /** Spawns a gateway process, waits for `/health/ready`, and returns its handle. */
-export async function spawnGateway(command: string, args: string[], options: { env: Record<string, string>; port: number; readyTimeoutMs: number; cwd?: string }): Promise<RunningGateway> {
+export async function spawnGateway(
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; port: number; readyTimeoutMs: number; cwd?: string },
+): Promise<RunningGateway> {
   const child = spawn(command, args, {
     env: { ...process.env, ...options.env },
     cwd: options.cwd ?? process.cwd(),

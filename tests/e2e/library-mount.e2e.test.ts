@@ -24,8 +24,16 @@ describe('torii as a library mounted in another Hono app', () => {
       createGateway(
         {
           modelGroups: {
-            fast: { deployments: [{ provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${UPSTREAM_KEY}' }] },
-            claude: { deployments: [{ provider: 'anthropic', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${UPSTREAM_KEY}' }] },
+            fast: {
+              deployments: [
+                { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${UPSTREAM_KEY}' },
+              ],
+            },
+            claude: {
+              deployments: [
+                { provider: 'anthropic', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${UPSTREAM_KEY}' },
+              ],
+            },
           },
         },
         { masterKey: 'sk-library-master-key', environment: { UPSTREAM_KEY: mockUpstreamApiKey } },
@@ -43,10 +51,17 @@ describe('torii as a library mounted in another Hono app', () => {
   });
 
   it('serves chat completions, streamed and not, under the sub-path', async () => {
-    const completion = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'Hi' }] });
+    const completion = await client.chat.completions.create({
+      model: 'fast',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(completion.choices[0]?.message.content).toBe(openaiText.choices[0]?.message.content);
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model: 'claude', stream: true, messages: [{ role: 'user', content: 'Hi' }] })) {
+    for await (const chunk of await client.chat.completions.create({
+      model: 'claude',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    })) {
       text += chunk.choices[0]?.delta.content ?? '';
     }
     expect(text).toBe(anthropicText.content[0]?.text);
@@ -60,8 +75,8 @@ describe('torii as a library mounted in another Hono app', () => {
   });
 
   it('rejects an invalid config with the field named', () => {
-    expect(() => createGateway({ modelGroups: { broken: { deployments: [] } } }, { masterKey: 'sk-library-master-key' })).toThrow(
-      /modelGroups\.broken\.deployments/,
-    );
+    expect(() =>
+      createGateway({ modelGroups: { broken: { deployments: [] } } }, { masterKey: 'sk-library-master-key' }),
+    ).toThrow(/modelGroups\.broken\.deployments/);
   });
 });

@@ -14,7 +14,8 @@ const openaiText = readFixture<{ choices: { message: { content: string } }[] }>(
 /** A fetch over a dedicated connection pool, so each client opens its own connection. */
 function freshConnectionFetch(): typeof fetch {
   const dispatcher = new Agent({ connections: 1 });
-  return ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as string, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    undiciFetch(input as string, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
 
 function writeConfig(config: unknown): string {
@@ -26,7 +27,13 @@ function writeConfig(config: unknown): string {
 async function startCluster(mock: MockUpstream): Promise<RunningGateway> {
   const port = await freePort();
   return await spawnGateway(process.execPath, ['dist/server.js'], {
-    env: { ...e2eEnvironment, TORII_CONFIG: writeConfig(e2eGatewayConfig(mock.url)), PORT: String(port), HOST: '127.0.0.1', TORII_WORKERS: '2' },
+    env: {
+      ...e2eEnvironment,
+      TORII_CONFIG: writeConfig(e2eGatewayConfig(mock.url)),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TORII_WORKERS: '2',
+    },
     port,
     readyTimeoutMs: 20_000,
   });
@@ -49,11 +56,18 @@ describe('Node server lifecycle', () => {
     try {
       // A new client (and so a new connection) each time, so the cluster spreads requests over both workers.
       for (let index = 0; index < 12; index++) {
-        const client = new OpenAI({ baseURL: `${gateway.baseURL}/v1`, apiKey: e2eMasterKey, maxRetries: 0, fetch: freshConnectionFetch() });
+        const client = new OpenAI({
+          baseURL: `${gateway.baseURL}/v1`,
+          apiKey: e2eMasterKey,
+          maxRetries: 0,
+          fetch: freshConnectionFetch(),
+        });
         await client.chat.completions.create({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }] });
       }
       const metrics = await (await fetch(`${gateway.baseURL}/metrics`)).text();
-      const requests = /torii_requests_total\{[^}]*model_group="gpt-text"[^}]*status_class="2xx"[^}]*\} (\d+)/.exec(metrics);
+      const requests = /torii_requests_total\{[^}]*model_group="gpt-text"[^}]*status_class="2xx"[^}]*\} (\d+)/.exec(
+        metrics,
+      );
       expect(Number(requests?.[1])).toBe(12);
       expect(metrics).toMatch(/torii_tokens_total\{[^}]*direction="input"[^}]*\} \d+/);
       expect(metrics).toMatch(/torii_overhead_seconds_bucket/);
@@ -67,7 +81,11 @@ describe('Node server lifecycle', () => {
   it('on SIGTERM stops accepting, lets an in-flight stream finish, and exits 0', async () => {
     const gateway = await startCluster(mock);
     const client = new OpenAI({ baseURL: `${gateway.baseURL}/v1`, apiKey: e2eMasterKey, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'gpt-slow', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-slow',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     let text = '';
     let stopping: Promise<number | null> | undefined;
     for await (const chunk of stream) {
@@ -95,12 +113,18 @@ describe('Node server lifecycle', () => {
       timeout: 20_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('modelGroups.good.deployments[0].apiKey: environment variable TORII_TEST_UNSET_VARIABLE is not set');
+    expect(result.stderr).toContain(
+      'modelGroups.good.deployments[0].apiKey: environment variable TORII_TEST_UNSET_VARIABLE is not set',
+    );
     const second = spawnSync(process.execPath, ['dist/server.js'], {
       env: {
         ...process.env,
         TORII_WORKERS: '1',
-        TORII_CONFIG: writeConfig({ modelGroups: { bad: { deployments: [{ provider: 'no-such-provider', model: 'x', apiKey: 'k', baseURL: 'not a url' }] } } }),
+        TORII_CONFIG: writeConfig({
+          modelGroups: {
+            bad: { deployments: [{ provider: 'no-such-provider', model: 'x', apiKey: 'k', baseURL: 'not a url' }] },
+          },
+        }),
       },
       encoding: 'utf8',
       timeout: 20_000,

@@ -17,8 +17,18 @@ const validChat = {
   model: 'fast',
   messages: [
     { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    },
     { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
   ],
   temperature: 0.5,
@@ -97,7 +107,9 @@ function mutateText(next: () => number): string {
       return text.slice(0, at) + String.fromCharCode(Math.floor(next() * 128)) + text.slice(at + 1);
     }
     case 2:
-      return Array.from({ length: 1 + Math.floor(next() * 64) }, () => String.fromCharCode(Math.floor(next() * 0xffff))).join('');
+      return Array.from({ length: 1 + Math.floor(next() * 64) }, () =>
+        String.fromCharCode(Math.floor(next() * 0xffff)),
+      ).join('');
     case 3:
       return '['.repeat(5000) + ']'.repeat(5000);
     case 4:
@@ -118,7 +130,11 @@ describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
     gateway = createGateway(
       {
         server: { bodyLimitBytes: 64 * 1024 },
-        modelGroups: { fast: { deployments: [{ provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: mockUpstreamApiKey }] } },
+        modelGroups: {
+          fast: {
+            deployments: [{ provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: mockUpstreamApiKey }],
+          },
+        },
       },
       { masterKey: 'sk-fuzz-master-key', services: { logger: { info() {}, warn() {}, error() {} } } },
     );
@@ -137,7 +153,10 @@ describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
       const body = next() < 0.6 ? mutateStructure(next) : mutateText(next);
       const response = await gateway.request(path, {
         method: 'POST',
-        headers: { authorization: 'Bearer sk-fuzz-master-key', 'content-type': pick(next, ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) },
+        headers: {
+          authorization: 'Bearer sk-fuzz-master-key',
+          'content-type': pick(next, ['application/json', 'text/plain', 'application/x-www-form-urlencoded']),
+        },
         body,
       });
       const text = await response.text();
@@ -160,23 +179,38 @@ describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
         error.message.length > 0 &&
         typeof error.type === 'string' &&
         (error.param === null || typeof error.param === 'string');
-      if (!wellFormed) failures.push(`#${index} ${path} ${response.status} body=${body.slice(0, 120)} -> ${text.slice(0, 200)}`);
+      if (!wellFormed)
+        failures.push(`#${index} ${path} ${response.status} body=${body.slice(0, 120)} -> ${text.slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
     // The corpus must really exercise rejection paths, not only valid requests.
-    expect(Object.entries(statuses).filter(([status]) => Number(status) >= 400).reduce((sum, [, count]) => sum + count, 0)).toBeGreaterThan(400);
+    expect(
+      Object.entries(statuses)
+        .filter(([status]) => Number(status) >= 400)
+        .reduce((sum, [, count]) => sum + count, 0),
+    ).toBeGreaterThan(400);
   }, 60_000);
 
   it('answers oversized bodies with 413 and unauthenticated ones with 401, before reading them', async () => {
     const large = JSON.stringify({ ...validChat, messages: [{ role: 'user', content: 'x'.repeat(100_000) }] });
-    const tooLarge = await gateway.request('/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer sk-fuzz-master-key' }, body: large });
+    const tooLarge = await gateway.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-fuzz-master-key' },
+      body: large,
+    });
     expect(tooLarge.status).toBe(413);
     expect(((await tooLarge.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
     const anonymous = await gateway.request('/v1/chat/completions', { method: 'POST', body: 'not json at all' });
     expect(anonymous.status).toBe(401);
-    const wrongMethod = await gateway.request('/v1/chat/completions', { method: 'GET', headers: { authorization: 'Bearer sk-fuzz-master-key' } });
+    const wrongMethod = await gateway.request('/v1/chat/completions', {
+      method: 'GET',
+      headers: { authorization: 'Bearer sk-fuzz-master-key' },
+    });
     expect(wrongMethod.status).toBe(405);
-    const unknownPath = await gateway.request('/v1/nothing-here', { method: 'POST', headers: { authorization: 'Bearer sk-fuzz-master-key' } });
+    const unknownPath = await gateway.request('/v1/nothing-here', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-fuzz-master-key' },
+    });
     expect(unknownPath.status).toBe(404);
   });
 });

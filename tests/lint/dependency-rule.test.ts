@@ -108,9 +108,13 @@ describe('dependency rule (design.md §2)', () => {
 
 describe('zod is imported as a namespace', () => {
   it('rejects the named `z` import that defeats tree-shaking in the Worker bundle', async () => {
-    const [result] = await eslint.lintText("import { z } from 'zod/mini';\nexport const schema = z.string();\n", { filePath: 'src/config/example.ts' });
+    const [result] = await eslint.lintText("import { z } from 'zod/mini';\nexport const schema = z.string();\n", {
+      filePath: 'src/config/example.ts',
+    });
     expect(result?.messages.map((message) => message.ruleId)).toContain('no-restricted-syntax');
-    const [allowed] = await eslint.lintText("import * as z from 'zod/mini';\nexport const schema = z.string();\n", { filePath: 'src/config/example.ts' });
+    const [allowed] = await eslint.lintText("import * as z from 'zod/mini';\nexport const schema = z.string();\n", {
+      filePath: 'src/config/example.ts',
+    });
     expect(allowed?.messages).toEqual([]);
   });
 });

@@ -66,13 +66,20 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     try {
       body = JSON.parse(text) as Record<string, unknown>;
     } catch {
-      sendJson(response, 400, JSON.stringify({ error: { message: 'mock: body is not JSON', type: 'invalid_request_error', param: null, code: null } }));
+      sendJson(
+        response,
+        400,
+        JSON.stringify({
+          error: { message: 'mock: body is not JSON', type: 'invalid_request_error', param: null, code: null },
+        }),
+      );
       return;
     }
     const path = (request.url ?? '/').split('?')[0] as string;
     state.requests.push({ path, headers: request.headers, body });
     const provider = path.endsWith('/messages') ? 'anthropic' : 'openai-compatible';
-    const presented = provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
+    const presented =
+      provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
     if (presented !== mockUpstreamApiKey) {
       sendJson(response, 401, fixture(provider, 'error-401.json') ?? '{}');
       return;
@@ -93,7 +100,18 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     if (body.stream === true) {
       const chunks = fixture(provider, `${model}.chunks.txt`);
       if (chunks === undefined) {
-        sendJson(response, 404, JSON.stringify({ error: { message: `mock: no stream fixture ${model}`, type: 'invalid_request_error', param: 'model', code: null } }));
+        sendJson(
+          response,
+          404,
+          JSON.stringify({
+            error: {
+              message: `mock: no stream fixture ${model}`,
+              type: 'invalid_request_error',
+              param: 'model',
+              code: null,
+            },
+          }),
+        );
         return;
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -118,7 +136,13 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     }
     const json = fixture(provider, `${model}.json`);
     if (json === undefined) {
-      sendJson(response, 404, JSON.stringify({ error: { message: `mock: no fixture ${model}`, type: 'invalid_request_error', param: 'model', code: null } }));
+      sendJson(
+        response,
+        404,
+        JSON.stringify({
+          error: { message: `mock: no fixture ${model}`, type: 'invalid_request_error', param: 'model', code: null },
+        }),
+      );
       return;
     }
     sendJson(response, 200, json);

@@ -15,10 +15,22 @@ export interface OpenAIChunkRendererState {
 
 /** Fresh renderer state; `includeUsage` mirrors the client's `stream_options.include_usage`. */
 export function createOpenAIChunkRendererState(includeUsage: boolean, fallbackModel: string): OpenAIChunkRendererState {
-  return { id: '', model: fallbackModel, created: Math.floor(Date.now() / 1000), includeUsage, usage: undefined, rolesSent: new Set() };
+  return {
+    id: '',
+    model: fallbackModel,
+    created: Math.floor(Date.now() / 1000),
+    includeUsage,
+    usage: undefined,
+    rolesSent: new Set(),
+  };
 }
 
-function chunk(state: OpenAIChunkRendererState, choiceIndex: number, delta: Record<string, unknown>, finishReason: string | null = null): string {
+function chunk(
+  state: OpenAIChunkRendererState,
+  choiceIndex: number,
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+): string {
   if (!state.rolesSent.has(choiceIndex)) {
     state.rolesSent.add(choiceIndex);
     delta = { role: 'assistant', ...delta };
@@ -52,11 +64,17 @@ export function renderOpenAIStreamPart(state: OpenAIChunkRendererState, part: Ca
     case 'tool-input-start':
       return [
         chunk(state, part.choiceIndex, {
-          tool_calls: [{ index: part.toolIndex, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }],
+          tool_calls: [
+            { index: part.toolIndex, id: part.id, type: 'function', function: { name: part.name, arguments: '' } },
+          ],
         }),
       ];
     case 'tool-input-delta':
-      return [chunk(state, part.choiceIndex, { tool_calls: [{ index: part.toolIndex, function: { arguments: part.delta } }] })];
+      return [
+        chunk(state, part.choiceIndex, {
+          tool_calls: [{ index: part.toolIndex, function: { arguments: part.delta } }],
+        }),
+      ];
     case 'finish':
       return [chunk(state, part.choiceIndex, {}, openAIFinishReason(part.finishReason))];
     case 'usage':

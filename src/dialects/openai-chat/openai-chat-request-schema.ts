@@ -9,9 +9,15 @@ import '../../validation/zod-issues.ts';
 const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 const imagePartSchema = z.looseObject({
   type: z.literal('image_url'),
-  image_url: z.looseObject({ url: z.string().check(z.minLength(1)), detail: z.optional(z.enum(['auto', 'low', 'high'])) }),
+  image_url: z.looseObject({
+    url: z.string().check(z.minLength(1)),
+    detail: z.optional(z.enum(['auto', 'low', 'high'])),
+  }),
 });
-const audioPartSchema = z.looseObject({ type: z.literal('input_audio'), input_audio: z.looseObject({ data: z.string(), format: z.string() }) });
+const audioPartSchema = z.looseObject({
+  type: z.literal('input_audio'),
+  input_audio: z.looseObject({ data: z.string(), format: z.string() }),
+});
 const filePartSchema = z.looseObject({ type: z.literal('file'), file: z.looseObject({}) });
 const refusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 
@@ -24,8 +30,16 @@ const toolCallSchema = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
-const systemMessageSchema = z.looseObject({ role: z.enum(['system', 'developer']), content: textContentSchema, name: z.optional(z.string()) });
-const userMessageSchema = z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(userPartSchema)]), name: z.optional(z.string()) });
+const systemMessageSchema = z.looseObject({
+  role: z.enum(['system', 'developer']),
+  content: textContentSchema,
+  name: z.optional(z.string()),
+});
+const userMessageSchema = z.looseObject({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(userPartSchema)]),
+  name: z.optional(z.string()),
+});
 const assistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),
   content: z.nullish(z.union([z.string(), z.array(z.discriminatedUnion('type', [textPartSchema, refusalPartSchema]))])),
@@ -33,8 +47,16 @@ const assistantMessageSchema = z.looseObject({
   refusal: z.nullish(z.string()),
   tool_calls: z.nullish(z.array(toolCallSchema)),
 });
-const toolMessageSchema = z.looseObject({ role: z.literal('tool'), content: textContentSchema, tool_call_id: z.string() });
-const functionMessageSchema = z.looseObject({ role: z.literal('function'), content: z.nullable(z.string()), name: z.string() });
+const toolMessageSchema = z.looseObject({
+  role: z.literal('tool'),
+  content: textContentSchema,
+  tool_call_id: z.string(),
+});
+const functionMessageSchema = z.looseObject({
+  role: z.literal('function'),
+  content: z.nullable(z.string()),
+  name: z.string(),
+});
 
 const messageSchema = z.discriminatedUnion('role', [
   systemMessageSchema,

@@ -25,10 +25,16 @@ function toCanonicalMessage(message: OpenAIChatMessage, index: number): Canonica
     case 'developer':
       return { role: 'system', content: joinText(message.content) };
     case 'user': {
-      if (typeof message.content === 'string') return { role: 'user', content: textParts(message.content), ...(message.name ? { name: message.name } : {}) };
+      if (typeof message.content === 'string')
+        return { role: 'user', content: textParts(message.content), ...(message.name ? { name: message.name } : {}) };
       const content = message.content.map((part, partIndex): CanonicalContentPart => {
         if (part.type === 'text') return { type: 'text', text: part.text };
-        if (part.type === 'image_url') return { type: 'image', url: part.image_url.url, ...(part.image_url.detail ? { detail: part.image_url.detail } : {}) };
+        if (part.type === 'image_url')
+          return {
+            type: 'image',
+            url: part.image_url.url,
+            ...(part.image_url.detail ? { detail: part.image_url.detail } : {}),
+          };
         throw invalidRequest(
           `Content parts of type '${part.type}' can only be sent to OpenAI-compatible upstreams.`,
           `messages.[${index}].content.[${partIndex}].type`,
@@ -40,14 +46,23 @@ function toCanonicalMessage(message: OpenAIChatMessage, index: number): Canonica
       const content =
         typeof message.content === 'string' || message.content === null || message.content === undefined
           ? textParts(message.content)
-          : message.content.flatMap((part): CanonicalContentPart[] => (part.type === 'text' ? [{ type: 'text', text: part.text }] : []));
-      const toolCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+          : message.content.flatMap((part): CanonicalContentPart[] =>
+              part.type === 'text' ? [{ type: 'text', text: part.text }] : [],
+            );
+      const toolCalls = (message.tool_calls ?? []).map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      }));
       return { role: 'assistant', content, toolCalls, ...(message.name ? { name: message.name } : {}) };
     }
     case 'tool':
       return { role: 'tool', toolCallId: message.tool_call_id, content: joinText(message.content) };
     case 'function':
-      throw invalidRequest("The deprecated 'function' role is only supported by OpenAI-compatible upstreams; use 'tool'.", `messages.[${index}].role`);
+      throw invalidRequest(
+        "The deprecated 'function' role is only supported by OpenAI-compatible upstreams; use 'tool'.",
+        `messages.[${index}].role`,
+      );
   }
 }
 

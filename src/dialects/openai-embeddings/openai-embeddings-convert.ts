@@ -6,7 +6,12 @@ export function openAIEmbeddingsToCanonical(request: OpenAIEmbeddingsRequest): C
   const input = request.input;
   const canonical: CanonicalEmbeddingsRequest = {
     model: request.model,
-    input: typeof input === 'string' ? [input] : typeof input[0] === 'number' ? [input as number[]] : (input as string[] | number[][]),
+    input:
+      typeof input === 'string'
+        ? [input]
+        : typeof input[0] === 'number'
+          ? [input as number[]]
+          : (input as string[] | number[][]),
   };
   if (request.encoding_format !== undefined) canonical.encodingFormat = request.encoding_format;
   if (request.dimensions !== undefined) canonical.dimensions = request.dimensions;
