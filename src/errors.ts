@@ -99,6 +99,7 @@ const anthropicErrorTypes: Record<number, string> = {
   404: 'not_found_error',
   413: 'request_too_large',
   429: 'rate_limit_error',
+  503: 'overloaded_error',
   504: 'timeout_error',
   529: 'overloaded_error',
 };

@@ -69,11 +69,12 @@ export type AnthropicOptions = z.infer<typeof anthropicOptionsSchema>;
  * minimum budget is 1024 tokens). Thinking tokens count toward `max_tokens`, as reasoning tokens count toward
  * OpenAI's `max_completion_tokens`.
  */
-const thinkingBudgetByEffort: Record<NonNullable<CanonicalChatRequest['reasoningEffort']>, number> = {
+const thinkingBudgetByEffort: Record<Exclude<NonNullable<CanonicalChatRequest['reasoningEffort']>, 'none'>, number> = {
   minimal: 1024,
   low: 2048,
   medium: 8192,
   high: 16384,
+  xhigh: 32768,
 };
 const minimumThinkingBudget = 1024;
 
@@ -169,7 +170,7 @@ function toHeaders(target: UpstreamTarget, options: AnthropicOptions): Record<st
 }
 
 function toThinkingBudget(request: CanonicalChatRequest): number | undefined {
-  if (request.reasoningEffort === undefined) return undefined;
+  if (request.reasoningEffort === undefined || request.reasoningEffort === 'none') return undefined;
   const budget = thinkingBudgetByEffort[request.reasoningEffort];
   if (request.maxTokens === undefined) return budget;
   const capped = Math.min(budget, request.maxTokens - 1);

@@ -68,6 +68,6 @@ export interface CanonicalChatRequest {
   toolChoice?: CanonicalToolChoice;
   parallelToolCalls?: boolean;
   responseFormat?: CanonicalResponseFormat;
-  /** Reasoning effort for reasoning models (OpenAI `reasoning_effort`). */
-  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Reasoning effort for reasoning models (OpenAI `reasoning_effort`); `none` turns reasoning off where possible. */
+  reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }

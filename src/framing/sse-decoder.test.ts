@@ -19,7 +19,9 @@ async function decodeBytes(chunks: Uint8Array[]): Promise<ServerSentEvent[]> {
       controller.close();
     },
   });
-  return await Array.fromAsync(source.pipeThrough(createSseDecoderStream()));
+  const events: ServerSentEvent[] = [];
+  for await (const event of source.pipeThrough(createSseDecoderStream())) events.push(event);
+  return events;
 }
 
 const event = (data: string, name?: string, id?: string): ServerSentEvent => ({ event: name, data, id });

@@ -82,7 +82,7 @@ function mutateStructure(next: () => number): string {
   const body = clone(validChat) as Record<string, unknown>;
   let target: Record<string, unknown> | unknown[] = body;
   for (let depth = 0; depth < 4; depth++) {
-    const keys = Array.isArray(target) ? target.map((_, index) => index) : Object.keys(target);
+    const keys: (string | number)[] = Array.isArray(target) ? target.map((_, index) => index) : Object.keys(target);
     if (keys.length === 0) break;
     const key = pick(next, keys);
     const child = (target as Record<string | number, unknown>)[key];

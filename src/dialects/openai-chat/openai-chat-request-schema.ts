@@ -120,7 +120,7 @@ export const openAIChatRequestSchema = z.looseObject({
   tool_choice: z.optional(toolChoiceSchema),
   parallel_tool_calls: z.optional(z.boolean()),
   response_format: z.optional(responseFormatSchema),
-  reasoning_effort: z.nullish(z.enum(['minimal', 'low', 'medium', 'high'])),
+  reasoning_effort: z.nullish(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
 });
 
 /** A validated OpenAI chat request. */
