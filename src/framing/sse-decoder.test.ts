@@ -129,3 +129,9 @@ describe('createSseDecoderStream', () => {
     expect(await decodeBytes(chunks)).toEqual([event('1', 'a'), event('ünï\n2')]);
   });
 });
+
+describe('SseDecoder regressions', () => {
+  it('keeps a split CRLF together across an empty chunk', () => {
+    expect(decodePieces(['data: a\r', '', '\ndata: b\r\n\r\n']).map((event) => event.data)).toEqual(['a\nb']);
+  });
+});

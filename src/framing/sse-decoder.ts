@@ -15,6 +15,8 @@ export class SseDecoder {
   /** Feeds decoded text; returns the events completed by it. */
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
+    // An empty chunk must not clear a pending CR: the LF of a split CRLF may still follow.
+    if (text.length === 0) return events;
     let input = text;
     if (this.pendingCarriageReturn) {
       this.pendingCarriageReturn = false;

@@ -145,3 +145,11 @@ describe('createOpenAIPassthroughStream', () => {
     expect(sourceCancelled).toBe(true);
   });
 });
+
+describe('multi-line events', () => {
+  it('re-frames every line of a multi-line data payload with its own data: prefix', async () => {
+    const upstream = 'data: {"choices":\ndata: [{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n';
+    const { output } = await passThrough(upstream, false);
+    expect(output).toBe(upstream);
+  });
+});

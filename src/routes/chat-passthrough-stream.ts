@@ -47,7 +47,9 @@ export function createOpenAIPassthroughStream(
           }
         }
       }
-      output += event.event === undefined ? `data: ${data}\n\n` : `event: ${event.event}\ndata: ${data}\n\n`;
+      // A multi-line payload keeps one `data:` prefix per line, as it came.
+      const framed = data.includes('\n') ? data.replaceAll('\n', '\ndata: ') : data;
+      output += event.event === undefined ? `data: ${framed}\n\n` : `event: ${event.event}\ndata: ${framed}\n\n`;
     }
     return output;
   };

@@ -37,12 +37,14 @@ export function createTranslatedChatStream(options: TranslatedStreamOptions): Tr
   const reducerState: unknown = reducer.init();
   const renderer = createOpenAIChunkRendererState(options.includeUsage, options.fallbackModel);
   let usage: CanonicalUsage | undefined;
+  let failed = false;
   const finish = once(() => options.onEnd(usage));
 
   const render = (parts: CanonicalStreamPart[]): string => {
     let output = '';
     for (const part of parts) {
       if (part.type === 'usage') usage = part.usage;
+      if (part.type === 'error') failed = true;
       for (const payload of renderOpenAIStreamPart(renderer, part)) output += `data: ${payload}\n\n`;
     }
     return output;
@@ -74,7 +76,8 @@ export function createTranslatedChatStream(options: TranslatedStreamOptions): Tr
         }
         output += render(reducer.onEnd(reducerState));
         for (const payload of renderOpenAIStreamEnd(renderer)) output += `data: ${payload}\n\n`;
-        output += 'data: [DONE]\n\n';
+        // Like OpenAI, a stream that ended in an error event gets no [DONE] after it.
+        if (!failed) output += 'data: [DONE]\n\n';
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
       }
