@@ -1,6 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 
 /**
@@ -60,7 +59,14 @@ export async function startFloorProxy(options: { port: number; upstreamURL: stri
         body: request.method === 'GET' || request.method === 'HEAD' ? null : request,
       });
       response.writeHead(upstream.statusCode, forwardableHeaders(upstream.headers));
-      await pipeline(upstream.body, response);
+      // `pipe` with explicit error and close handling, not `await pipeline()` from node:stream/promises: on Node 24
+      // the promise pipeline halves this proxy's throughput (about 8k vs 16k rps on one core, keep-alive intact).
+      const body = upstream.body;
+      body.on('error', () => response.destroy());
+      response.on('close', () => {
+        if (!response.writableFinished) body.destroy();
+      });
+      body.pipe(response);
     } catch {
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'application/json', 'content-length': badGatewayBody.length });

@@ -97,6 +97,20 @@ describe('evaluateAcceptance', () => {
     ).toBe('fail');
   });
 
+  it('says when torii could not reach the fixed rate', () => {
+    const rows = passingRun().map((candidate) =>
+      candidate.target === 'torii' && candidate.rate !== undefined
+        ? { ...candidate, rps: 1_200, p50_ms: 9 }
+        : candidate,
+    );
+    const latency = evaluateAcceptance(rows)[1]!;
+    expect(latency.status).toBe('fail');
+    expect(latency.detail).toContain('reached only 1200 rps: saturated');
+    expect(formatLoadSide(rows.map((candidate) => ({ row: candidate })))).toContain(
+      'NOTE: torii chat at 2000 rps delivered only 1200 rps',
+    );
+  });
+
   it('reports missing rows as missing, which is not a pass', () => {
     const checks = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii'));
     expect(checks.every((check) => check.status === 'missing')).toBe(true);

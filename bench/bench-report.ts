@@ -79,6 +79,11 @@ export function compareToFloor(row: BenchRow, rows: readonly BenchRow[]): FloorC
   };
 }
 
+/** A fixed-rate row whose target delivered under 95% of the rate: it was saturated, not paced. */
+export function missedRate(row: BenchRow): boolean {
+  return row.rate !== undefined && row.rps < 0.95 * row.rate;
+}
+
 /** The outcome of one acceptance threshold. `missing` means a row it needs was not measured; it does not pass. */
 export interface AcceptanceCheck {
   name: string;
@@ -154,10 +159,15 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
     checks.push(missing(latencyName, 'torii or floor fixed-rate chat row'));
   } else {
     const delta = toriiLatency.p50_ms - floorLatency.p50_ms;
+    const saturated = missedRate(toriiLatency)
+      ? ` (torii reached only ${formatNumber(toriiLatency.rps, 0)} rps: saturated, so this includes queueing)`
+      : '';
     checks.push({
       name: latencyName,
       status: verdict(delta <= thresholds.maximumP50DeltaMs),
-      detail: `${formatNumber(toriiLatency.p50_ms, 3)} vs ${formatNumber(floorLatency.p50_ms, 3)} ms at ${toriiLatency.rate} rps = ${formatSigned(delta, 3)} ms`,
+      detail:
+        `${formatNumber(toriiLatency.p50_ms, 3)} vs ${formatNumber(floorLatency.p50_ms, 3)} ms at ` +
+        `${toriiLatency.rate} rps = ${formatSigned(delta, 3)} ms${saturated}`,
     });
   }
 
@@ -335,6 +345,12 @@ export function formatLoadSide(reportRows: readonly ReportRow[]): string {
           busiest((load) => load.targetPercent),
           0,
         )}% of CPU 0`,
+    );
+  }
+  for (const row of rows.filter(missedRate)) {
+    lines.push(
+      `NOTE: ${row.target} ${row.scenario} at ${row.rate} rps delivered only ${formatNumber(row.rps, 0)} rps: ` +
+        'it is saturated at that rate, so its latency there includes queueing',
     );
   }
   const noisy = reportRows.filter(
