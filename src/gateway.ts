@@ -11,6 +11,7 @@ import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
 import { observationOf } from './routes/request-observation.ts';
 import { createRequestRecord } from './routes/request-record.ts';
+import { withTimingHeaders } from './routes/timing-headers.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
 
 /** What {@link createGateway} is built from. */
@@ -75,17 +76,10 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     const measured = c.req.path.includes('/v1/');
     if (measured) metrics.requestStarted();
     await next();
-    const headers = c.res.headers;
-    const elapsed = now() - record.startedAt;
-    const overhead = Math.max(0, elapsed - record.upstreamMs);
-    headers.set('x-request-id', record.requestId);
-    headers.set('x-torii-overhead-ms', overhead.toFixed(3));
-    headers.set(
-      'server-timing',
-      record.calledUpstream
-        ? `gateway;dur=${overhead.toFixed(3)}, upstream;dur=${record.upstreamMs.toFixed(3)}`
-        : `gateway;dur=${overhead.toFixed(3)}`,
-    );
+    if (!record.timingHeadersSent) {
+      const headers = c.res.headers;
+      for (const [name, value] of Object.entries(withTimingHeaders(record, now(), {}))) headers.set(name, value);
+    }
     if (measured && !record.finishWhenStreamEnds)
       metrics.requestFinished(observationOf(dependencies, record, c.res.status));
   });

@@ -2,8 +2,28 @@
  * The seams an adapter fills for its runtime. The core never asks which runtime it is on; it calls these.
  */
 
+/** What the gateway sends upstream: a subset of RequestInit every client can honour. */
+export interface UpstreamRequestInit {
+  method: string;
+  headers: Record<string, string>;
+  body: string | null;
+  signal: AbortSignal;
+}
+
+/**
+ * The part of a fetch `Response` the gateway reads. The platform `Response` satisfies it; the Node client returns a
+ * lighter object over undici's `request` that builds `headers` and `body` only when they are read.
+ */
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: Headers;
+  readonly body: ReadableStream<Uint8Array> | null;
+  text(): Promise<string>;
+}
+
 /** A fetch-shaped upstream client: undici with pooled keep-alive on Node, the platform fetch elsewhere. */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+export type UpstreamFetch = (url: string, init: UpstreamRequestInit) => Promise<UpstreamResponse>;
 
 /** What the gateway reports about one finished request (streams report when the stream ends). */
 export interface RequestObservation {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
@@ -41,7 +42,9 @@ export async function createNodeGateway(
   const app = createGateway({
     config,
     providers: builtinProviders,
-    authenticator: createMasterKeyAuthenticator(options.masterKey),
+    authenticator: createMasterKeyAuthenticator(options.masterKey, {
+      sha256: (text) => createHash('sha256').update(text).digest(),
+    }),
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
       metrics,

@@ -1,5 +1,5 @@
 import { getRequestListener } from '@hono/node-server';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 
 /** How a Node HTTP server serving the gateway is started. */
 export interface NodeHttpServerOptions {
@@ -20,6 +20,28 @@ export interface NodeHttpServer {
 }
 
 /**
+ * For event streams, holds the socket's writes from the status line until the end of this event-loop turn, so the
+ * headers, the first events and (for short streams) the final chunk leave in one write instead of three. The response
+ * listener flushes stream headers as soon as it has them; on loopback every write costs a syscall and a wake-up.
+ * Other responses are written whole by `end()` already and are left alone.
+ */
+function coalesceStreamStart(outgoing: ServerResponse): void {
+  const writeHead = outgoing.writeHead;
+  outgoing.writeHead = function (this: ServerResponse, ...parameters: Parameters<ServerResponse['writeHead']>) {
+    const headers = parameters.find((parameter) => typeof parameter === 'object' && parameter !== null && !Array.isArray(parameter)) as
+      | Record<string, unknown>
+      | undefined;
+    const contentType = headers?.['content-type'] ?? headers?.['Content-Type'];
+    const socket = this.socket;
+    if (socket !== null && typeof contentType === 'string' && contentType.startsWith('text/event-stream')) {
+      socket.cork();
+      setImmediate(() => socket.uncork());
+    }
+    return writeHead.apply(this, parameters);
+  } as ServerResponse['writeHead'];
+}
+
+/**
  * Serves a fetch handler over node:http through @hono/node-server's request listener, counting in-flight requests
  * so a drain can wait for them.
  *
@@ -35,6 +57,7 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (incoming, outgoing) => {
     inFlight++;
     if (!accepting) outgoing.setHeader('connection', 'close');
+    coalesceStreamStart(outgoing);
     outgoing.once('close', () => {
       inFlight--;
       if (inFlight === 0 && onIdle !== undefined) onIdle();

@@ -63,6 +63,46 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     registers: [registry],
   });
 
+  // Label children are looked up once per label combination (bounded by the config) instead of hashing label
+  // objects on every request.
+  interface RequestSeries {
+    requests: ReturnType<typeof requests.labels>;
+    requestDuration: ReturnType<typeof requestDuration.labels>;
+    upstreamDuration: ReturnType<typeof upstreamDuration.labels>;
+    overhead: ReturnType<typeof overhead.labels>;
+    inputTokens: ReturnType<typeof tokens.labels>;
+    outputTokens: ReturnType<typeof tokens.labels>;
+  }
+  const series = new Map<string, RequestSeries>();
+  const seriesFor = (observation: RequestObservation): RequestSeries => {
+    const modelGroup = observation.modelGroup ?? 'none';
+    const provider = observation.provider ?? 'none';
+    const statusClassLabel = statusClass(observation.status);
+    const key = `${modelGroup}\u0000${provider}\u0000${observation.operation}\u0000${statusClassLabel}\u0000${observation.stream}`;
+    let found = series.get(key);
+    if (found === undefined) {
+      found = {
+        requests: requests.labels({
+          model_group: modelGroup,
+          provider,
+          operation: observation.operation,
+          status_class: statusClassLabel,
+        }),
+        requestDuration: requestDuration.labels({
+          model_group: modelGroup,
+          operation: observation.operation,
+          stream: String(observation.stream),
+        }),
+        upstreamDuration: upstreamDuration.labels({ provider }),
+        overhead: overhead.labels({ operation: observation.operation }),
+        inputTokens: tokens.labels({ model_group: modelGroup, provider, direction: 'input' }),
+        outputTokens: tokens.labels({ model_group: modelGroup, provider, direction: 'output' }),
+      };
+      series.set(key, found);
+    }
+    return found;
+  };
+
   return {
     registry,
     requestStarted() {
@@ -70,24 +110,13 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     },
     requestFinished(observation: RequestObservation) {
       inFlight.dec();
-      const modelGroup = observation.modelGroup ?? 'none';
-      const provider = observation.provider ?? 'none';
-      requests.inc({
-        model_group: modelGroup,
-        provider,
-        operation: observation.operation,
-        status_class: statusClass(observation.status),
-      });
-      requestDuration.observe(
-        { model_group: modelGroup, operation: observation.operation, stream: String(observation.stream) },
-        observation.durationMs / 1000,
-      );
-      if (observation.upstreamMs !== undefined) upstreamDuration.observe({ provider }, observation.upstreamMs / 1000);
-      overhead.observe({ operation: observation.operation }, observation.overheadMs / 1000);
-      if (observation.inputTokens)
-        tokens.inc({ model_group: modelGroup, provider, direction: 'input' }, observation.inputTokens);
-      if (observation.outputTokens)
-        tokens.inc({ model_group: modelGroup, provider, direction: 'output' }, observation.outputTokens);
+      const observed = seriesFor(observation);
+      observed.requests.inc();
+      observed.requestDuration.observe(observation.durationMs / 1000);
+      if (observation.upstreamMs !== undefined) observed.upstreamDuration.observe(observation.upstreamMs / 1000);
+      observed.overhead.observe(observation.overheadMs / 1000);
+      if (observation.inputTokens) observed.inputTokens.inc(observation.inputTokens);
+      if (observation.outputTokens) observed.outputTokens.inc(observation.outputTokens);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { ProviderTranslator, UpstreamRequest } from '../canonical/provider-translator.ts';
 import { GatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
-import type { GatewayServices } from '../services.ts';
+import type { GatewayServices, UpstreamResponse } from '../services.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** How one upstream call is made. */
@@ -24,7 +24,7 @@ class UpstreamTimeout extends Error {}
  * 502 `upstream_unreachable`, header timeouts 504 `upstream_timeout`, client disconnects 499, and upstream error
  * statuses go through the translator's `mapError` with the upstream's message kept.
  */
-export async function callUpstream(call: UpstreamCall): Promise<Response> {
+export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse> {
   const { services, record, clientSignal } = call;
   const controller = new AbortController();
   const forwardAbort = (): void => controller.abort(clientSignal.reason);
@@ -33,7 +33,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
   const timer = setTimeout(() => controller.abort(new UpstreamTimeout()), call.timeoutMs);
   const startedAt = services.now();
   record.calledUpstream = true;
-  let response: Response;
+  let response: UpstreamResponse;
   try {
     response = await services.upstreamFetch(call.request.url, {
       method: call.request.method,
@@ -95,7 +95,7 @@ function upstreamFailure(
 
 /** Reads the rest of an upstream body as text, counting the time as upstream time. */
 export async function readUpstreamText(
-  response: Response,
+  response: UpstreamResponse,
   services: GatewayServices,
   record: RequestRecord,
 ): Promise<string> {

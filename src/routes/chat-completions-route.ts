@@ -3,23 +3,23 @@ import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/openai-chat/openai-chat-request-schema.ts';
 import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
 import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
-import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
+import { usageFromOpenAIText } from '../dialects/openai-chat/openai-usage-from-text.ts';
 import { invalidRequest, GatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callUpstream, readUpstreamText } from './call-upstream.ts';
-import { createOpenAIPassthroughStream } from './chat-passthrough-stream.ts';
-import { createTranslatedChatStream } from './chat-translated-stream.ts';
+import { createOpenAIPassthroughTransformer } from './chat-passthrough-stream.ts';
+import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
+import { transformBody } from './transform-body.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { observationOf } from './request-observation.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
 import { sseResponseHeaders } from './stream-response.ts';
-
-const jsonHeaders = { 'content-type': 'application/json' };
+import { withTimingHeaders } from './timing-headers.ts';
 
 /** Validates a parsed body against the OpenAI chat schema; a violation is a 400 whose `param` names the field. */
 export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAIChatRequest {
@@ -97,16 +97,22 @@ async function passThroughChat(
     record,
   });
   if (record.stream && response.body !== null) {
-    const stream = response.body.pipeThrough(
-      createOpenAIPassthroughStream(clientWantsUsage, finishStream(dependencies, record)),
+    const stream = transformBody(
+      response.body,
+      createOpenAIPassthroughTransformer(clientWantsUsage, finishStream(dependencies, record)),
     );
-    return new Response(stream, { status: 200, headers: sseResponseHeaders });
+    return new Response(stream, {
+      status: 200,
+      headers: withTimingHeaders(record, dependencies.services.now(), { ...sseResponseHeaders }),
+    });
   }
+  // Same dialect: the upstream's bytes go to the client untouched; only the usage object is read from them.
   const text = await readUpstreamText(response, dependencies.services, record);
-  const parsed = parseJson(text);
-  if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
-  record.usage = usageFromOpenAIWire((parsed.value as Record<string, unknown> | null)?.usage);
-  return new Response(text, { status: 200, headers: jsonHeaders });
+  record.usage = usageFromOpenAIText(text);
+  return new Response(text, {
+    status: 200,
+    headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
+  });
 }
 
 async function translateChat(
@@ -129,8 +135,9 @@ async function translateChat(
     record,
   });
   if (canonical.stream && response.body !== null) {
-    const stream = response.body.pipeThrough(
-      createTranslatedChatStream({
+    const stream = transformBody(
+      response.body,
+      createTranslatedChatTransformer({
         translator,
         providerName: target.providerName,
         includeUsage: canonical.streamIncludeUsage,
@@ -138,7 +145,10 @@ async function translateChat(
         onEnd: finishStream(dependencies, record),
       }),
     );
-    return new Response(stream, { status: 200, headers: sseResponseHeaders });
+    return new Response(stream, {
+      status: 200,
+      headers: withTimingHeaders(record, dependencies.services.now(), { ...sseResponseHeaders }),
+    });
   }
   const text = await readUpstreamText(response, dependencies.services, record);
   const parsed = parseJson(text);
@@ -147,7 +157,7 @@ async function translateChat(
   record.usage = canonicalResponse.usage;
   return new Response(JSON.stringify(renderOpenAIChatResponse(canonicalResponse)), {
     status: 200,
-    headers: jsonHeaders,
+    headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
   });
 }
 

@@ -21,10 +21,10 @@ function mentionsUsage(data: string): boolean {
  * ask, the usage-only chunk is removed (and `usage` is deleted from a content chunk that carries it).
  * Only chunks that mention a usage object are parsed; the rest are re-framed as they came.
  */
-export function createOpenAIPassthroughStream(
+export function createOpenAIPassthroughTransformer(
   clientWantsUsage: boolean,
   onEnd: (usage: CanonicalUsage | undefined) => void,
-): TransformStream<Uint8Array, Uint8Array> {
+): CancellableTransformer<Uint8Array, Uint8Array> {
   const decoder = new SseDecoder();
   const textDecoder = new TextDecoder();
   let usage: CanonicalUsage | undefined;
@@ -68,5 +68,13 @@ export function createOpenAIPassthroughStream(
       finish();
     },
   };
-  return new TransformStream<Uint8Array, Uint8Array>(transformer);
+  return transformer;
+}
+
+/** The same transformation as a TransformStream (for `pipeThrough`). */
+export function createOpenAIPassthroughStream(
+  clientWantsUsage: boolean,
+  onEnd: (usage: CanonicalUsage | undefined) => void,
+): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream<Uint8Array, Uint8Array>(createOpenAIPassthroughTransformer(clientWantsUsage, onEnd));
 }

@@ -29,7 +29,9 @@ export interface TranslatedStreamOptions {
  * `chat.completion.chunk` events. An error the provider reports mid-stream is sent as an OpenAI error event and
  * ends the stream.
  */
-export function createTranslatedChatStream(options: TranslatedStreamOptions): TransformStream<Uint8Array, Uint8Array> {
+export function createTranslatedChatTransformer(
+  options: TranslatedStreamOptions,
+): CancellableTransformer<Uint8Array, Uint8Array> {
   const { translator, providerName } = options;
   const decoder = new SseDecoder();
   const textDecoder = new TextDecoder();
@@ -88,5 +90,10 @@ export function createTranslatedChatStream(options: TranslatedStreamOptions): Tr
       finish();
     },
   };
-  return new TransformStream<Uint8Array, Uint8Array>(transformer);
+  return transformer;
+}
+
+/** The same transformation as a TransformStream (for `pipeThrough`). */
+export function createTranslatedChatStream(options: TranslatedStreamOptions): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream<Uint8Array, Uint8Array>(createTranslatedChatTransformer(options));
 }

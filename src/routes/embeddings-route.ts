@@ -3,7 +3,7 @@ import {
   renderOpenAIEmbeddingsResponse,
 } from '../dialects/openai-embeddings/openai-embeddings-convert.ts';
 import { openAIEmbeddingsRequestSchema } from '../dialects/openai-embeddings/openai-embeddings-request-schema.ts';
-import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
+import { usageFromOpenAIText } from '../dialects/openai-chat/openai-usage-from-text.ts';
 import { GatewayError, invalidRequest } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
@@ -12,6 +12,7 @@ import { callUpstream, readUpstreamText } from './call-upstream.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { resolveDeployment } from './resolve-route.ts';
+import { withTimingHeaders } from './timing-headers.ts';
 
 /** `POST /v1/embeddings`: passed through to OpenAI-compatible upstreams, translated for the others. */
 export function createEmbeddingsHandler(dependencies: RouteDependencies) {
@@ -62,14 +63,17 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
       });
     }
     if (native) {
-      record.usage = usageFromOpenAIWire((parsed.value as Record<string, unknown> | null)?.usage);
-      return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+      record.usage = usageFromOpenAIText(text);
+      return new Response(text, {
+        status: 200,
+        headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
+      });
     }
     const canonical = translator.parseEmbeddingsResponse!(parsed.value);
     record.usage = canonical.usage;
     return new Response(JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)), {
       status: 200,
-      headers: { 'content-type': 'application/json' },
+      headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
     });
   };
 }

@@ -17,6 +17,8 @@ export interface RequestRecord {
   usage: CanonicalUsage | undefined;
   /** Set by streaming routes: metrics are reported when the stream ends, not when headers are sent. */
   finishWhenStreamEnds: boolean;
+  /** Whether the handler already put the timing headers on its response (see withTimingHeaders). */
+  timingHeadersSent: boolean;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -35,5 +37,6 @@ export function createRequestRecord(clientRequestId: string | null, startedAt: n
     calledUpstream: false,
     usage: undefined,
     finishWhenStreamEnds: false,
+    timingHeadersSent: false,
   };
 }
