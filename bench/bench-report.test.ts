@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  medianOfRounds,
   compareToFloor,
   evaluateAcceptance,
   formatAcceptance,
@@ -178,5 +179,19 @@ describe('parseWrkOutput', () => {
 
   it('throws when wrk printed no result', () => {
     expect(() => parseWrkOutput('unable to connect')).toThrow(/BENCH_RESULT/);
+  });
+});
+
+describe('medianOfRounds', () => {
+  it('takes the median of each figure, sums errors and keeps the highest RSS', () => {
+    const rounds = [
+      { row: row('torii', { rps: 100, p50_ms: 3, p99_ms: 9, errors: 1, peak_rss_mb: 50 }) },
+      { row: row('torii', { rps: 300, p50_ms: 1, p99_ms: 7, errors: 0, peak_rss_mb: 70 }) },
+      { row: row('torii', { rps: 200, p50_ms: 2, p99_ms: 8, errors: 2, peak_rss_mb: 60 }) },
+    ];
+    const merged = medianOfRounds(rounds)!.row;
+    expect(merged).toMatchObject({ rps: 200, p50_ms: 2, p99_ms: 8, errors: 3, peak_rss_mb: 70 });
+    expect(medianOfRounds([])).toBeUndefined();
+    expect(medianOfRounds([rounds[0]!])).toBe(rounds[0]);
   });
 });

@@ -378,3 +378,31 @@ export function formatAcceptance(checks: readonly AcceptanceCheck[]): string {
   const overall = passed === checks.length ? 'PASS' : 'FAIL';
   return [...lines, `  ${overall}: ${passed}/${checks.length} acceptance checks passed`].join('\n');
 }
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Merges the rounds of one target's repeated measurement: the median of rps, p50 and p99 (each on its own), the sum
+ * of errors, the highest peak RSS, and the load-side sample of the median-throughput round.
+ */
+export function medianOfRounds(rounds: readonly ReportRow[]): ReportRow | undefined {
+  if (rounds.length <= 1) return rounds[0];
+  const byThroughput = [...rounds].sort((left, right) => left.row.rps - right.row.rps);
+  const middle = byThroughput[Math.floor(byThroughput.length / 2)]!;
+  const peaks = rounds.map((round) => round.row.peak_rss_mb).filter((value): value is number => value !== null);
+  return {
+    row: {
+      ...middle.row,
+      rps: median(rounds.map((round) => round.row.rps)),
+      p50_ms: median(rounds.map((round) => round.row.p50_ms)),
+      p99_ms: median(rounds.map((round) => round.row.p99_ms)),
+      errors: rounds.reduce((sum, round) => sum + round.row.errors, 0),
+      peak_rss_mb: peaks.length === 0 ? null : Math.max(...peaks),
+    },
+    ...(middle.load === undefined ? {} : { load: middle.load }),
+  };
+}

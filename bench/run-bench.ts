@@ -27,6 +27,7 @@ import {
   formatLoadSide,
   formatTable,
   measurementKey,
+  medianOfRounds,
   resultsDocument,
   targetNames,
   type BenchRow,
@@ -70,9 +71,9 @@ function readSettings(): BenchSettings {
   const seconds = (base: number): number => Math.max(1, Math.round(base * scale));
   return {
     warmUpSeconds: seconds(5),
-    throughputSeconds: seconds(8),
+    throughputSeconds: seconds(9),
     sweepSeconds: seconds(3),
-    fixedRateSeconds: seconds(5),
+    fixedRateSeconds: seconds(4),
     // Well below one core's capacity for both proxies, so p50 shows added latency rather than queueing; the plan also
     // runs twice this rate for information.
     rate: Number(process.env.BENCH_RATE ?? 1_000),
@@ -88,19 +89,19 @@ interface Measurement {
   scenario: ScenarioName;
   connections: number;
   rate?: number;
+  /** Seconds per round. */
   seconds: number;
+  /** Rounds per target (median reported); default 1. */
+  repeats?: number;
 }
 
 function measurementPlan(settings: BenchSettings): Measurement[] {
+  // The acceptance measurements (chat at 32 connections, chat at the fixed rate) run in three alternating rounds.
+  const round = Math.max(1, Math.round(settings.throughputSeconds / 3));
   return [
-    { scenario: 'chat', connections: settings.throughputConnections, seconds: settings.throughputSeconds },
+    { scenario: 'chat', connections: settings.throughputConnections, seconds: round, repeats: 3 },
     { scenario: 'chat-stream', connections: settings.throughputConnections, seconds: settings.throughputSeconds },
-    {
-      scenario: 'chat',
-      connections: settings.rateConnections,
-      rate: settings.rate,
-      seconds: settings.fixedRateSeconds,
-    },
+    { scenario: 'chat', connections: settings.rateConnections, rate: settings.rate, seconds: round, repeats: 3 },
     {
       scenario: 'chat',
       connections: settings.rateConnections,
@@ -372,55 +373,77 @@ async function main(): Promise<number> {
 
   const reportRows: ReportRow[] = [];
   const problems: string[] = toriiProblem === undefined ? [] : [`torii not measured: ${toriiProblem.split('\n')[0]}`];
+  async function measureOnce(
+    target: Target,
+    measurement: Measurement,
+    collected: ReportRow[],
+    suffix: string,
+  ): Promise<void> {
+    const label = `${target.name.padEnd(5)} ${describeMeasurement(measurement)}${suffix}`;
+    if (target.managed.hasExited()) {
+      problems.push(`${label}: skipped, ${target.name} has exited`);
+      return;
+    }
+    if (elapsedSeconds() + measurement.seconds + 1 > settings.budgetSeconds) {
+      problems.push(`${label}: skipped, over the ${settings.budgetSeconds} s budget`);
+      log(`${label}: skipped (time budget)`);
+      return;
+    }
+    const pids = processTree(target.managed.pid);
+    resetPeakRss(pids);
+    try {
+      const { result, during } = await runWrk({
+        ...wrkOptions(target, measurement.scenario, measurement.connections, measurement.seconds),
+        ...(measurement.rate === undefined ? {} : { rate: measurement.rate }),
+        during: (wrkPid) => sampleLoadSide(wrkPid, measurement.seconds, target, mock, targets),
+      });
+      const row: BenchRow = {
+        target: target.name,
+        scenario: measurement.scenario,
+        connections: measurement.connections,
+        ...(measurement.rate === undefined ? {} : { rate: measurement.rate }),
+        rps: result.requestsPerSecond,
+        p50_ms: result.latencyMilliseconds.p50,
+        p99_ms: result.latencyMilliseconds.p99,
+        errors: result.errors,
+        peak_rss_mb: readPeakRssBytes(processTree(target.managed.pid)) / (1_024 * 1_024),
+        cold_start_s: target.coldStart.firstChatSeconds,
+      };
+      collected.push({ row, ...(during === undefined ? {} : { load: during }) });
+      const errors =
+        result.errors === 0 ? '0 errors' : `${result.errors} errors ${JSON.stringify(result.errorBreakdown)}`;
+      log(
+        `${label}: ${result.requestsPerSecond.toFixed(0)} rps, p50 ${row.p50_ms.toFixed(3)} ms, ` +
+          `p99 ${row.p99_ms.toFixed(3)} ms, ${errors}` +
+          (during === undefined
+            ? ''
+            : ` (wrk ${during.wrkPercent.toFixed(0)}%, ${target.name} ${during.targetPercent.toFixed(0)}%)`),
+      );
+    } catch (error) {
+      problems.push(`${label}: ${(error as Error).message.split('\n')[0]}`);
+      log(`${label}: FAILED ${(error as Error).message}`);
+    }
+  }
+
   for (const [index, measurement] of plan.entries()) {
-    // The mock goes first; floor and torii swap places every other measurement, so neither always runs right after
-    // the mock's heaviest load or always first on a core the others just warmed.
-    const order = index % 2 === 0 ? targets : [targets[0]!, ...targets.slice(1).reverse()];
-    for (const target of order) {
-      const label = `${target.name.padEnd(5)} ${describeMeasurement(measurement)}`;
-      if (target.managed.hasExited()) {
-        problems.push(`${label}: skipped, ${target.name} has exited`);
-        continue;
+    // Measurements with repeats run in rounds, floor and torii alternating within each round, and report the median
+    // of the rounds: the machine's speed drifts between seconds, and a single run of either can land on a slow spell.
+    const repeats = measurement.repeats ?? 1;
+    const rounds = new Map<TargetName, ReportRow[]>();
+    for (let round = 0; round < repeats; round++) {
+      // The mock goes first (once); floor and torii swap places every other round, so neither always runs right
+      // after the mock's heaviest load or always first on a core the others just warmed.
+      const order = (index + round) % 2 === 0 ? targets : [targets[0]!, ...targets.slice(1).reverse()];
+      for (const target of order) {
+        if (round > 0 && target.name === 'mock') continue;
+        const collected: ReportRow[] = rounds.get(target.name) ?? [];
+        rounds.set(target.name, collected);
+        await measureOnce(target, measurement, collected, repeats > 1 ? ` (round ${round + 1}/${repeats})` : '');
       }
-      if (elapsedSeconds() + measurement.seconds + 1 > settings.budgetSeconds) {
-        problems.push(`${label}: skipped, over the ${settings.budgetSeconds} s budget`);
-        log(`${label}: skipped (time budget)`);
-        continue;
-      }
-      const pids = processTree(target.managed.pid);
-      resetPeakRss(pids);
-      try {
-        const { result, during } = await runWrk({
-          ...wrkOptions(target, measurement.scenario, measurement.connections, measurement.seconds),
-          ...(measurement.rate === undefined ? {} : { rate: measurement.rate }),
-          during: (wrkPid) => sampleLoadSide(wrkPid, measurement.seconds, target, mock, targets),
-        });
-        const row: BenchRow = {
-          target: target.name,
-          scenario: measurement.scenario,
-          connections: measurement.connections,
-          ...(measurement.rate === undefined ? {} : { rate: measurement.rate }),
-          rps: result.requestsPerSecond,
-          p50_ms: result.latencyMilliseconds.p50,
-          p99_ms: result.latencyMilliseconds.p99,
-          errors: result.errors,
-          peak_rss_mb: readPeakRssBytes(processTree(target.managed.pid)) / (1_024 * 1_024),
-          cold_start_s: target.coldStart.firstChatSeconds,
-        };
-        reportRows.push({ row, ...(during === undefined ? {} : { load: during }) });
-        const errors =
-          result.errors === 0 ? '0 errors' : `${result.errors} errors ${JSON.stringify(result.errorBreakdown)}`;
-        log(
-          `${label}: ${result.requestsPerSecond.toFixed(0)} rps, p50 ${row.p50_ms.toFixed(3)} ms, ` +
-            `p99 ${row.p99_ms.toFixed(3)} ms, ${errors}` +
-            (during === undefined
-              ? ''
-              : ` (wrk ${during.wrkPercent.toFixed(0)}%, ${target.name} ${during.targetPercent.toFixed(0)}%)`),
-        );
-      } catch (error) {
-        problems.push(`${label}: ${(error as Error).message.split('\n')[0]}`);
-        log(`${label}: FAILED ${(error as Error).message}`);
-      }
+    }
+    for (const collected of rounds.values()) {
+      const merged = medianOfRounds(collected);
+      if (merged !== undefined) reportRows.push(merged);
     }
   }
 
