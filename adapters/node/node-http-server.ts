@@ -28,9 +28,9 @@ export interface NodeHttpServer {
 function coalesceStreamStart(outgoing: ServerResponse): void {
   const writeHead = outgoing.writeHead;
   outgoing.writeHead = function (this: ServerResponse, ...parameters: Parameters<ServerResponse['writeHead']>) {
-    const headers = parameters.find((parameter) => typeof parameter === 'object' && parameter !== null && !Array.isArray(parameter)) as
-      | Record<string, unknown>
-      | undefined;
+    const headers = parameters.find(
+      (parameter) => typeof parameter === 'object' && parameter !== null && !Array.isArray(parameter),
+    ) as Record<string, unknown> | undefined;
     const contentType = headers?.['content-type'] ?? headers?.['Content-Type'];
     const socket = this.socket;
     if (socket !== null && typeof contentType === 'string' && contentType.startsWith('text/event-stream')) {
