@@ -3,6 +3,7 @@ import { builtinProviders } from '../../providers/index.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import { GatewayError, renderError } from '../../src/errors.ts';
 import { parseJson } from '../../src/framing/parse-json.ts';
 import { createGateway } from '../../src/gateway.ts';
 import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
@@ -66,9 +67,9 @@ export default {
       } catch (error) {
         const message = error instanceof ConfigError ? error.message : 'The gateway could not start.';
         console.error(message);
-        return Response.json(
-          { error: { message, type: 'api_error', param: null, code: 'invalid_config' } },
-          { status: 500 },
+        return renderError(
+          new GatewayError({ status: 500, type: 'api_error', code: 'invalid_config', message }),
+          'openai',
         );
       }
     }
