@@ -1,6 +1,6 @@
-import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { UpstreamFetch, UpstreamResponse } from '../../src/services.ts';
+import { UndiciDispatchResponse } from './undici-dispatch-response.ts';
 
 /** Pool settings of the Node upstream client. */
 export interface UndiciUpstreamOptions {
@@ -12,72 +12,15 @@ export interface UndiciUpstreamOptions {
   connectTimeoutMs?: number;
 }
 
-/**
- * A Node Readable as a Web ReadableStream, with backpressure (pause when the queue is full, resume on pull) and
- * cancellation (a cancelled stream destroys the socket's body, so undici aborts the upstream request).
- */
-function toWebStream(readable: Readable): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      readable.on('data', (chunk: Uint8Array) => {
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 1) <= 0) readable.pause();
-      });
-      readable.once('end', () => controller.close());
-      readable.once('error', (error) => controller.error(error));
-    },
-    pull() {
-      readable.resume();
-    },
-    cancel(reason) {
-      readable.destroy(reason instanceof Error ? reason : undefined);
-    },
-  });
-}
-
-type RawHeaders = Record<string, string | string[] | undefined>;
-
-/** undici's response as an {@link UpstreamResponse}; Headers and the Web stream are built only when read. */
-class UndiciUpstreamResponse implements UpstreamResponse {
-  readonly status: number;
-  readonly ok: boolean;
-  #rawHeaders: RawHeaders;
-  #headers: Headers | undefined;
-  #readable: Readable & { text(): Promise<string> };
-  #body: ReadableStream<Uint8Array> | undefined;
-
-  constructor(status: number, rawHeaders: RawHeaders, readable: Readable & { text(): Promise<string> }) {
-    this.status = status;
-    this.ok = status >= 200 && status < 300;
-    this.#rawHeaders = rawHeaders;
-    this.#readable = readable;
-  }
-
-  get headers(): Headers {
-    if (this.#headers === undefined) {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(this.#rawHeaders)) {
-        if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-        else if (value !== undefined) headers.set(name, value);
-      }
-      this.#headers = headers;
-    }
-    return this.#headers;
-  }
-
-  get body(): ReadableStream<Uint8Array> {
-    this.#body ??= toWebStream(this.#readable);
-    return this.#body;
-  }
-
-  text(): Promise<string> {
-    return this.#readable.text();
-  }
+interface ParsedTarget {
+  origin: string;
+  path: string;
 }
 
 /**
- * The Node upstream client: undici's `request` (several times cheaper per call than its WHATWG `fetch`) over one
- * shared Agent, so connections to each upstream origin are pooled and kept alive across requests.
+ * The Node upstream client: undici's lowest-level `dispatch` over one shared Agent, so connections to each upstream
+ * origin are pooled and kept alive, and a response costs no Node stream objects (see UndiciDispatchResponse).
+ * Upstream URLs come from the config, so their parsed form is cached.
  *
  * @example
  * const gateway = createGateway({ ..., services: { upstreamFetch: createUndiciUpstreamFetch() } });
@@ -92,18 +35,48 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
     headersTimeout: 0,
     bodyTimeout: 0,
   });
-  return async (url, init) => {
-    const response = await request(url, {
-      dispatcher: agent,
-      method: init.method as 'POST',
-      headers: init.headers,
-      body: init.body,
-      signal: init.signal,
-    });
-    return new UndiciUpstreamResponse(
-      response.statusCode,
-      response.headers,
-      response.body as unknown as Readable & { text(): Promise<string> },
-    );
+  const targets = new Map<string, ParsedTarget>();
+  const parse = (url: string): ParsedTarget => {
+    let target = targets.get(url);
+    if (target === undefined) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (targets.size < 1_000) targets.set(url, target);
+    }
+    return target;
   };
+
+  return (url, init) =>
+    new Promise<UpstreamResponse>((resolve, reject) => {
+      const { origin, path } = parse(url);
+      const signal = init.signal;
+      let response: UndiciDispatchResponse | undefined;
+      let dispatchController: Dispatcher.DispatchController | undefined;
+      const onAbort = (): void => dispatchController?.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      const cleanup = (): void => signal.removeEventListener('abort', onAbort);
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(controller) {
+          dispatchController = controller;
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        },
+        onResponseStart(controller, statusCode, headers) {
+          response = new UndiciDispatchResponse(statusCode, headers, controller);
+          resolve(response);
+        },
+        onResponseData(_controller, chunk) {
+          response?.push(chunk);
+        },
+        onResponseEnd() {
+          cleanup();
+          response?.end();
+        },
+        onResponseError(_controller, error) {
+          cleanup();
+          if (response === undefined) reject(error);
+          else response.fail(error);
+        },
+      };
+      agent.dispatch({ origin, path, method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body }, handler);
+    });
 }
