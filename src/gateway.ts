@@ -7,6 +7,7 @@ import { resolveModelGroups } from './routing/resolve-model-groups.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { createEmbeddingsHandler } from './routes/embeddings-route.ts';
 import type { GatewayEnvironment, RouteDependencies } from './routes/gateway-context.ts';
+import { createFetchUpstream } from './routes/fetch-upstream.ts';
 import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
 import { observationOf } from './routes/request-observation.ts';
@@ -52,7 +53,7 @@ function methodNotAllowed(): never {
  */
 export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment> {
   const services: GatewayServices = {
-    upstreamFetch: options.services?.upstreamFetch ?? ((url, init) => fetch(url, init)),
+    upstreamFetch: options.services?.upstreamFetch ?? createFetchUpstream(),
     metrics: options.services?.metrics ?? noMetrics,
     logger: options.services?.logger ?? consoleLogger,
     now: options.services?.now ?? (() => performance.now()),

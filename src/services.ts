@@ -7,7 +7,13 @@ export interface UpstreamRequestInit {
   method: string;
   headers: Record<string, string>;
   body: string | null;
+  /** The client's signal: when it aborts, the upstream call (and its body) must be cancelled. */
   signal: AbortSignal;
+  /**
+   * Time allowed until the response headers arrive, in ms. On expiry the client rejects with an error whose `name` is
+   * `TimeoutError` (as `AbortSignal.timeout` does); the body, once started, has no total time limit.
+   */
+  headersTimeoutMs: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { parseGatewayConfig } from '../../src/config/config-parse.ts';
 import { GatewayError, renderError } from '../../src/errors.ts';
 import { parseJson } from '../../src/framing/parse-json.ts';
 import { createGateway } from '../../src/gateway.ts';
+import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
 import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
 
 /**
@@ -47,7 +48,7 @@ function buildGateway(environment: WorkerEnvironment): Hono<GatewayEnvironment> 
     providers: builtinProviders,
     authenticator: createMasterKeyAuthenticator(environment.TORII_MASTER_KEY),
     // Upstream calls use the platform fetch: undici cannot run on workerd.
-    services: { upstreamFetch: (url, init) => fetch(url, init) },
+    services: { upstreamFetch: createFetchUpstream() },
   });
 }
 

@@ -2,6 +2,7 @@
 import { builtinProviders } from '../../providers/index.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
+import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 
@@ -29,7 +30,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     config,
     providers: builtinProviders,
     authenticator: createMasterKeyAuthenticator(masterKey.key),
-    services: { upstreamFetch: (url, init) => fetch(url, init), isReady: () => accepting },
+    services: { upstreamFetch: createFetchUpstream(), isReady: () => accepting },
   });
   const port = options.port ?? Number(environment.PORT ?? 8787);
   const hostname = options.hostname ?? environment.HOST ?? '0.0.0.0';

@@ -55,7 +55,8 @@ export class UndiciDispatchResponse implements UpstreamResponse {
         if (this.#controller.paused) this.#controller.resume();
       },
       cancel: (reason) => {
-        if (!this.#ended) this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
+        if (!this.#ended)
+          this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
       },
     });
     return this.#stream;

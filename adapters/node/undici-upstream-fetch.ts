@@ -12,6 +12,12 @@ export interface UndiciUpstreamOptions {
   connectTimeoutMs?: number;
 }
 
+/** undici's headers timeout, renamed to the `TimeoutError` the UpstreamFetch contract names. */
+function asTimeoutError(error: Error): Error {
+  if ((error as Error & { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT') error.name = 'TimeoutError';
+  return error;
+}
+
 interface ParsedTarget {
   origin: string;
   path: string;
@@ -52,7 +58,8 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
       const signal = init.signal;
       let response: UndiciDispatchResponse | undefined;
       let dispatchController: Dispatcher.DispatchController | undefined;
-      const onAbort = (): void => dispatchController?.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      const onAbort = (): void =>
+        dispatchController?.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       const cleanup = (): void => signal.removeEventListener('abort', onAbort);
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(controller) {
@@ -73,10 +80,21 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
         },
         onResponseError(_controller, error) {
           cleanup();
-          if (response === undefined) reject(error);
+          if (response === undefined) reject(asTimeoutError(error));
           else response.fail(error);
         },
       };
-      agent.dispatch({ origin, path, method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body }, handler);
+      agent.dispatch(
+        {
+          origin,
+          path,
+          method: init.method as Dispatcher.HttpMethod,
+          headers: init.headers,
+          body: init.body,
+          // undici's own timer: no AbortController or setTimeout of ours per request.
+          headersTimeout: init.headersTimeoutMs,
+        },
+        handler,
+      );
     });
 }

@@ -17,8 +17,6 @@ export interface UpstreamCall {
   record: RequestRecord;
 }
 
-class UpstreamTimeout extends Error {}
-
 /**
  * Sends an upstream request and returns the successful Response with its body unread. Network failures become
  * 502 `upstream_unreachable`, header timeouts 504 `upstream_timeout`, client disconnects 499, and upstream error
@@ -26,11 +24,6 @@ class UpstreamTimeout extends Error {}
  */
 export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse> {
   const { services, record, clientSignal } = call;
-  const controller = new AbortController();
-  const forwardAbort = (): void => controller.abort(clientSignal.reason);
-  if (clientSignal.aborted) forwardAbort();
-  else clientSignal.addEventListener('abort', forwardAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new UpstreamTimeout()), call.timeoutMs);
   const startedAt = services.now();
   record.calledUpstream = true;
   let response: UpstreamResponse;
@@ -39,13 +32,12 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
       method: call.request.method,
       headers: call.request.headers,
       body: call.request.body ?? null,
-      signal: controller.signal,
+      signal: clientSignal,
+      headersTimeoutMs: call.timeoutMs,
     });
   } catch (error) {
     record.upstreamMs += services.now() - startedAt;
-    throw upstreamFailure(error, controller.signal, clientSignal, call);
-  } finally {
-    clearTimeout(timer);
+    throw upstreamFailure(error, clientSignal, call);
   }
   record.upstreamMs += services.now() - startedAt;
   if (response.ok) return response;
@@ -56,12 +48,7 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   throw call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
 }
 
-function upstreamFailure(
-  error: unknown,
-  signal: AbortSignal,
-  clientSignal: AbortSignal,
-  call: UpstreamCall,
-): GatewayError {
+function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: UpstreamCall): GatewayError {
   if (clientSignal.aborted) {
     return new GatewayError({
       status: 499,
@@ -70,7 +57,7 @@ function upstreamFailure(
       message: 'The client closed the request.',
     });
   }
-  if (signal.reason instanceof UpstreamTimeout) {
+  if (error instanceof Error && error.name === 'TimeoutError') {
     return new GatewayError({
       status: 504,
       type: 'timeout_error',
