@@ -1,5 +1,6 @@
 import { getRequestListener } from '@hono/node-server';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** How a Node HTTP server serving the gateway is started. */
 export interface NodeHttpServerOptions {
@@ -19,26 +20,33 @@ export interface NodeHttpServer {
   drain(): Promise<{ unfinished: number }>;
 }
 
+function isEventStream(headers: unknown): boolean {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return false;
+  const contentType =
+    (headers as Record<string, unknown>)['content-type'] ?? (headers as Record<string, unknown>)['Content-Type'];
+  return typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+}
+
+function uncork(socket: Socket): void {
+  socket.uncork();
+}
+
 /**
- * For event streams, holds the socket's writes from the status line until the end of this event-loop turn, so the
- * headers, the first events and (for short streams) the final chunk leave in one write instead of three. The response
- * listener flushes stream headers as soon as it has them; on loopback every write costs a syscall and a wake-up.
- * Other responses are written whole by `end()` already and are left alone.
+ * The gateway's ServerResponse. For event streams it holds the socket's writes from the status line until the end
+ * of this event-loop turn, so the headers, the first events and (for short streams) the final chunk leave in one
+ * write instead of three: the response listener flushes stream headers as soon as it has them, and on loopback every
+ * write costs a syscall and a wake-up. Other responses are written whole by `end()` already and are left alone.
+ * (A subclass rather than a per-request wrapper: nothing is allocated per request.)
  */
-function coalesceStreamStart(outgoing: ServerResponse): void {
-  const writeHead = outgoing.writeHead;
-  outgoing.writeHead = function (this: ServerResponse, ...parameters: Parameters<ServerResponse['writeHead']>) {
-    const headers = parameters.find(
-      (parameter) => typeof parameter === 'object' && parameter !== null && !Array.isArray(parameter),
-    ) as Record<string, unknown> | undefined;
-    const contentType = headers?.['content-type'] ?? headers?.['Content-Type'];
+class GatewayServerResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  override writeHead(...parameters: unknown[]): this {
     const socket = this.socket;
-    if (socket !== null && typeof contentType === 'string' && contentType.startsWith('text/event-stream')) {
+    if (socket !== null && (isEventStream(parameters[1]) || isEventStream(parameters[2]))) {
       socket.cork();
-      setImmediate(() => socket.uncork());
+      setImmediate(uncork, socket);
     }
-    return writeHead.apply(this, parameters);
-  } as ServerResponse['writeHead'];
+    return (super.writeHead as (...values: unknown[]) => this)(...parameters);
+  }
 }
 
 /**
@@ -54,16 +62,19 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
   let inFlight = 0;
   let accepting = true;
   let onIdle: (() => void) | undefined;
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (incoming, outgoing) => {
-    inFlight++;
-    if (!accepting) outgoing.setHeader('connection', 'close');
-    coalesceStreamStart(outgoing);
-    outgoing.once('close', () => {
-      inFlight--;
-      if (inFlight === 0 && onIdle !== undefined) onIdle();
-    });
-    void listener(incoming, outgoing);
-  });
+  const onResponseClose = (): void => {
+    inFlight--;
+    if (inFlight === 0 && onIdle !== undefined) onIdle();
+  };
+  const server = createServer(
+    { keepAliveTimeout: 65_000, requestTimeout: 0, ServerResponse: GatewayServerResponse },
+    (incoming, outgoing) => {
+      inFlight++;
+      if (!accepting) outgoing.setHeader('connection', 'close');
+      outgoing.once('close', onResponseClose);
+      void listener(incoming, outgoing);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.hostname, () => {

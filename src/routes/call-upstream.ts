@@ -45,7 +45,9 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   const text = await response.text().catch(() => '');
   record.upstreamMs += services.now() - readStartedAt;
   const parsed = parseJson(text);
-  throw call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
+  const mapped = call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
+  // Translators know their own id (`openai-compatible`); the config's provider name (`groq`) is what operators read.
+  throw withProvider(mapped, call.providerName);
 }
 
 function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: UpstreamCall): GatewayError {
@@ -101,4 +103,21 @@ export async function readUpstreamText(
   } finally {
     record.upstreamMs += services.now() - startedAt;
   }
+}
+
+/** The same error, naming the config's provider instead of the translator id. */
+export function withProvider(error: GatewayError, providerName: string): GatewayError {
+  if (error.provider === providerName) return error;
+  return new GatewayError({
+    status: error.status,
+    type: error.type,
+    code: error.code,
+    param: error.param,
+    provider: providerName,
+    retryable: error.retryable,
+    upstreamBody: error.upstreamBody,
+    message: error.message,
+    cause: error.cause,
+    ...(error.headers ? { headers: error.headers } : {}),
+  });
 }
