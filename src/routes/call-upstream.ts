@@ -1,7 +1,9 @@
 import type { ProviderTranslator, UpstreamRequest } from '../canonical/provider-translator.ts';
 import { GatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
+import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import type { GatewayServices, UpstreamResponse } from '../services.ts';
+import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** How one upstream call is made. */
@@ -119,5 +121,24 @@ export function withProvider(error: GatewayError, providerName: string): Gateway
     message: error.message,
     cause: error.cause,
     ...(error.headers ? { headers: error.headers } : {}),
+  });
+}
+
+/** {@link callUpstream} for a routed deployment, with the gateway's configured timeout. */
+export function callDeployment(
+  dependencies: RouteDependencies,
+  deployment: ResolvedDeployment,
+  request: UpstreamRequest,
+  clientSignal: AbortSignal,
+  record: RequestRecord,
+): Promise<UpstreamResponse> {
+  return callUpstream({
+    services: dependencies.services,
+    translator: deployment.translator,
+    providerName: deployment.target.providerName,
+    request,
+    clientSignal,
+    timeoutMs: dependencies.upstreamTimeoutMs,
+    record,
   });
 }

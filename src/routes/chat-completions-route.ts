@@ -4,12 +4,13 @@ import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/ope
 import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
 import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
 import { usageFromOpenAIText } from '../dialects/openai-chat/openai-usage-from-text.ts';
-import { invalidRequest, GatewayError } from '../errors.ts';
+import { invalidRequest } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
-import { callUpstream, readUpstreamText } from './call-upstream.ts';
+import { callDeployment, readUpstreamText } from './call-upstream.ts';
+import { eventStreamResponse, invalidUpstreamBody, jsonResponse } from './gateway-responses.ts';
 import { createOpenAIPassthroughTransformer } from './chat-passthrough-stream.ts';
 import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
 import { transformBody } from './transform-body.ts';
@@ -18,8 +19,6 @@ import { readJsonObjectBody } from './read-json-body.ts';
 import { observationOf } from './request-observation.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
-import { sseResponseHeaders } from './stream-response.ts';
-import { withTimingHeaders } from './timing-headers.ts';
 
 /** Validates a parsed body against the OpenAI chat schema; a violation is a 400 whose `param` names the field. */
 export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAIChatRequest {
@@ -87,32 +86,18 @@ async function passThroughChat(
   const clientWantsUsage = chat.stream_options?.include_usage === true;
   if (record.stream) upstreamBody.stream_options = { ...chat.stream_options, include_usage: true };
   const upstreamRequest = translator.buildNativeRequest('openai-chat', upstreamBody, target);
-  const response = await callUpstream({
-    services: dependencies.services,
-    translator,
-    providerName: target.providerName,
-    request: upstreamRequest,
-    clientSignal,
-    timeoutMs: dependencies.upstreamTimeoutMs,
-    record,
-  });
+  const response = await callDeployment(dependencies, deployment, upstreamRequest, clientSignal, record);
   if (record.stream && response.body !== null) {
     const stream = transformBody(
       response.body,
       createOpenAIPassthroughTransformer(clientWantsUsage, finishStream(dependencies, record)),
     );
-    return new Response(stream, {
-      status: 200,
-      headers: withTimingHeaders(record, dependencies.services.now(), { ...sseResponseHeaders }),
-    });
+    return eventStreamResponse(dependencies, record, stream);
   }
   // Same dialect: the upstream's bytes go to the client untouched; only the usage object is read from them.
   const text = await readUpstreamText(response, dependencies.services, record);
   record.usage = usageFromOpenAIText(text);
-  return new Response(text, {
-    status: 200,
-    headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
-  });
+  return jsonResponse(dependencies, record, text);
 }
 
 async function translateChat(
@@ -125,15 +110,7 @@ async function translateChat(
   const { translator, target } = deployment;
   const canonical = openAIChatToCanonical(chat);
   const upstreamRequest = await translator.buildChatRequest(canonical, target);
-  const response = await callUpstream({
-    services: dependencies.services,
-    translator,
-    providerName: target.providerName,
-    request: upstreamRequest,
-    clientSignal,
-    timeoutMs: dependencies.upstreamTimeoutMs,
-    record,
-  });
+  const response = await callDeployment(dependencies, deployment, upstreamRequest, clientSignal, record);
   if (canonical.stream && response.body !== null) {
     const stream = transformBody(
       response.body,
@@ -145,28 +122,12 @@ async function translateChat(
         onEnd: finishStream(dependencies, record),
       }),
     );
-    return new Response(stream, {
-      status: 200,
-      headers: withTimingHeaders(record, dependencies.services.now(), { ...sseResponseHeaders }),
-    });
+    return eventStreamResponse(dependencies, record, stream);
   }
   const text = await readUpstreamText(response, dependencies.services, record);
   const parsed = parseJson(text);
   if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
   const canonicalResponse = translator.parseChatResponse(parsed.value);
   record.usage = canonicalResponse.usage;
-  return new Response(JSON.stringify(renderOpenAIChatResponse(canonicalResponse)), {
-    status: 200,
-    headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
-  });
-}
-
-function invalidUpstreamBody(provider: string, reason: string): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_invalid_response',
-    provider,
-    message: `Upstream ${provider} sent a response that is not JSON: ${reason}`,
-  });
+  return jsonResponse(dependencies, record, JSON.stringify(renderOpenAIChatResponse(canonicalResponse)));
 }

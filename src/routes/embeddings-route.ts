@@ -4,15 +4,15 @@ import {
 } from '../dialects/openai-embeddings/openai-embeddings-convert.ts';
 import { openAIEmbeddingsRequestSchema } from '../dialects/openai-embeddings/openai-embeddings-request-schema.ts';
 import { usageFromOpenAIText } from '../dialects/openai-chat/openai-usage-from-text.ts';
-import { GatewayError, invalidRequest } from '../errors.ts';
+import { invalidRequest } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
-import { callUpstream, readUpstreamText } from './call-upstream.ts';
+import { callDeployment, readUpstreamText } from './call-upstream.ts';
+import { invalidUpstreamBody, jsonResponse } from './gateway-responses.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { resolveDeployment } from './resolve-route.ts';
-import { withTimingHeaders } from './timing-headers.ts';
 
 /** `POST /v1/embeddings`: passed through to OpenAI-compatible upstreams, translated for the others. */
 export function createEmbeddingsHandler(dependencies: RouteDependencies) {
@@ -27,7 +27,8 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
       const problem = firstValidationProblem(result.error.issues);
       throw invalidRequest(problem.message, problem.param);
     }
-    const { translator, target } = resolveDeployment(dependencies, auth, result.data.model, 'embeddings', record);
+    const deployment = resolveDeployment(dependencies, auth, result.data.model, 'embeddings', record);
+    const { translator, target } = deployment;
     const native =
       translator.nativeDialects.includes('openai-embeddings') && translator.buildNativeRequest !== undefined;
     let upstreamRequest;
@@ -42,38 +43,17 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
         'unsupported_operation',
       );
     }
-    const response = await callUpstream({
-      services: dependencies.services,
-      translator,
-      providerName: target.providerName,
-      request: upstreamRequest,
-      clientSignal: request.signal,
-      timeoutMs: dependencies.upstreamTimeoutMs,
-      record,
-    });
+    const response = await callDeployment(dependencies, deployment, upstreamRequest, request.signal, record);
     const text = await readUpstreamText(response, dependencies.services, record);
-    const parsed = parseJson(text);
-    if (!parsed.ok) {
-      throw new GatewayError({
-        status: 502,
-        type: 'upstream_error',
-        code: 'upstream_invalid_response',
-        provider: target.providerName,
-        message: `Upstream ${target.providerName} sent a response that is not JSON: ${parsed.error}`,
-      });
-    }
     if (native) {
+      // Same dialect: the (often large) vectors go through unparsed; only the usage object is read.
       record.usage = usageFromOpenAIText(text);
-      return new Response(text, {
-        status: 200,
-        headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
-      });
+      return jsonResponse(dependencies, record, text);
     }
+    const parsed = parseJson(text);
+    if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
     const canonical = translator.parseEmbeddingsResponse!(parsed.value);
     record.usage = canonical.usage;
-    return new Response(JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)), {
-      status: 200,
-      headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
-    });
+    return jsonResponse(dependencies, record, JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)));
   };
 }

@@ -1,6 +1,6 @@
-import { GatewayError } from '../errors.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
+import { modelNotFound } from './resolve-route.ts';
 
 function modelEntry(name: string, created: number): Record<string, unknown> {
   return { id: name, object: 'model', created, owned_by: 'torii' };
@@ -25,15 +25,7 @@ export function createModelHandler(dependencies: RouteDependencies) {
     const auth = await authenticateRequest(dependencies, c.req.raw);
     const name = c.req.param('model') ?? '';
     const allowed = auth.allowedModelGroups === 'all' || auth.allowedModelGroups.has(name);
-    if (!dependencies.modelGroups.has(name) || !allowed) {
-      throw new GatewayError({
-        status: 404,
-        type: 'invalid_request_error',
-        code: 'model_not_found',
-        param: 'model',
-        message: `The model \`${name}\` does not exist or you do not have access to it.`,
-      });
-    }
+    if (!dependencies.modelGroups.has(name) || !allowed) throw modelNotFound(name);
     return Response.json(modelEntry(name, dependencies.startedAtSeconds));
   };
 }

@@ -18,15 +18,7 @@ export function resolveDeployment(
   record: RequestRecord,
 ): ResolvedDeployment {
   const group = dependencies.modelGroups.get(model);
-  if (group === undefined) {
-    throw new GatewayError({
-      status: 404,
-      type: 'invalid_request_error',
-      code: 'model_not_found',
-      param: 'model',
-      message: `The model \`${model}\` does not exist or you do not have access to it.`,
-    });
-  }
+  if (group === undefined) throw modelNotFound(model);
   if (auth.allowedModelGroups !== 'all' && !auth.allowedModelGroups.has(model)) {
     throw new GatewayError({
       status: 403,
@@ -49,4 +41,15 @@ export function resolveDeployment(
     });
   }
   return deployment;
+}
+
+/** OpenAI's 404 for a model that does not exist (or that the caller may not see). */
+export function modelNotFound(model: string): GatewayError {
+  return new GatewayError({
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: 'model',
+    message: `The model \`${model}\` does not exist or you do not have access to it.`,
+  });
 }

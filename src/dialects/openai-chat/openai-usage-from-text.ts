@@ -18,6 +18,13 @@ function objectEnd(text: string, start: number): number {
   return -1;
 }
 
+/** The first index at or after `index` that is not JSON whitespace. */
+function skipWhitespace(text: string, index: number): number {
+  let code = text.charCodeAt(index);
+  while (code === 32 || code === 10 || code === 13 || code === 9) code = text.charCodeAt(++index);
+  return index;
+}
+
 /**
  * Reads the top-level `usage` object of an OpenAI response body without parsing the whole body: the pass-through
  * path forwards the upstream's bytes untouched and needs only the token counts. OpenAI-shaped bodies put `usage`
