@@ -37,23 +37,9 @@ export function usageFromOpenAIText(text: string): CanonicalUsage | undefined {
     const at = text.lastIndexOf('"usage"', searchFrom);
     if (at === -1) return undefined;
     searchFrom = at - 1;
-    let index = at + 7;
-    while (
-      text.charCodeAt(index) === 32 ||
-      text.charCodeAt(index) === 10 ||
-      text.charCodeAt(index) === 13 ||
-      text.charCodeAt(index) === 9
-    )
-      index++;
+    let index = skipWhitespace(text, at + 7);
     if (text.charCodeAt(index) !== 58 /* : */) continue;
-    index++;
-    while (
-      text.charCodeAt(index) === 32 ||
-      text.charCodeAt(index) === 10 ||
-      text.charCodeAt(index) === 13 ||
-      text.charCodeAt(index) === 9
-    )
-      index++;
+    index = skipWhitespace(text, index + 1);
     if (text.charCodeAt(index) !== 123) continue;
     const end = objectEnd(text, index);
     if (end === -1) continue;
