@@ -10,7 +10,7 @@ import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callDeployment, readUpstreamText } from './call-upstream.ts';
-import { eventStreamResponse, invalidUpstreamBody, jsonResponse } from './gateway-responses.ts';
+import { eventStreamResponse, invalidUpstreamBody, jsonResponse, openAIStreamBreakEvent } from './gateway-responses.ts';
 import { createOpenAIPassthroughTransformer } from './chat-passthrough-stream.ts';
 import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
 import { transformBody } from './transform-body.ts';
@@ -91,6 +91,7 @@ async function passThroughChat(
     const stream = transformBody(
       response.body,
       createOpenAIPassthroughTransformer(clientWantsUsage, finishStream(dependencies, record)),
+      openAIStreamBreakEvent(target.providerName),
     );
     return eventStreamResponse(dependencies, record, stream);
   }
@@ -121,6 +122,7 @@ async function translateChat(
         fallbackModel: target.model,
         onEnd: finishStream(dependencies, record),
       }),
+      openAIStreamBreakEvent(target.providerName),
     );
     return eventStreamResponse(dependencies, record, stream);
   }

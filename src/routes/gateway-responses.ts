@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.ts';
+import { GatewayError, openAIErrorBody } from '../errors.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 import { sseResponseHeaders } from './stream-response.ts';
@@ -33,4 +33,22 @@ export function invalidUpstreamBody(provider: string, reason: string): GatewayEr
     provider,
     message: `Upstream ${provider} sent a response that is not JSON: ${reason}`,
   });
+}
+
+const textEncoder = new TextEncoder();
+
+/** The OpenAI stream event for an upstream stream that broke off: `data: {"error":{...}}`. */
+export function openAIStreamBreakEvent(provider: string): (error: unknown) => Uint8Array {
+  return (error) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    const gatewayError = new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_stream_interrupted',
+      provider,
+      retryable: true,
+      message: `The upstream ${provider} stream broke off: ${reason}`,
+    });
+    return textEncoder.encode(`data: ${JSON.stringify(openAIErrorBody(gatewayError))}\n\n`);
+  };
 }

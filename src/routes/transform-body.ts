@@ -5,10 +5,12 @@ import type { CancellableTransformer } from './stream-response.ts';
  * reads the upstream, transforms, and hands the output on, with no intermediate queues or pipe machinery (`pipeTo`
  * costs several promise hops per chunk on Node). Backpressure comes for free: nothing is read until the client
  * pulls. Cancelling the result (the client went away) calls the transformer's `cancel` and cancels the upstream read.
+ * A failing upstream read ends the stream with `renderSourceError`'s event, when given.
  */
 export function transformBody(
   source: ReadableStream<Uint8Array>,
   transformer: CancellableTransformer<Uint8Array, Uint8Array>,
+  renderSourceError?: (error: unknown) => Uint8Array,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   const pending: Uint8Array[] = [];
@@ -30,7 +32,19 @@ export function transformBody(
   return new ReadableStream<Uint8Array>({
     async pull(output) {
       while (pending.length === 0 && !terminated) {
-        const { done, value } = await reader.read();
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          // The upstream connection broke mid-stream: end the client's stream with an error event in its dialect
+          // (when the caller can render one) instead of a torn connection, and settle the transformer.
+          transformer.cancel?.(error);
+          if (renderSourceError !== undefined) pending.push(renderSourceError(error));
+          sourceDone = true;
+          terminated = true;
+          break;
+        }
+        const { done, value } = result;
         if (done) {
           sourceDone = true;
           await transformer.flush?.(controller);

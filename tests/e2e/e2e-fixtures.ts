@@ -26,6 +26,7 @@ export function e2eGatewayConfig(mockUrl: string): Record<string, unknown> {
       'gpt-text': openai('text'),
       'gpt-tools': openai('tools'),
       'gpt-slow': openai('slow-stream'),
+      'gpt-broken': openai('broken-stream'),
       'gpt-hang': openai('hang'),
       'gpt-rate-limited': openai('error-429'),
       'gpt-bad-request': openai('error-400'),

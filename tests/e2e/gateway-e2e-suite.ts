@@ -297,6 +297,21 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
       expect(response.headers.get('server-timing')).toMatch(/gateway;dur=[\d.]+, upstream;dur=[\d.]+/);
     });
 
+    it('ends a stream whose upstream breaks off with an error event, not a torn connection', async () => {
+      const stream = await client.chat.completions.create({
+        model: 'gpt-broken',
+        stream: true,
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      let chunks = 0;
+      const failure = await (async () => {
+        for await (const chunk of stream) if (chunk.choices.length > 0) chunks++;
+      })().catch((caught: unknown) => caught);
+      expect(chunks).toBeGreaterThan(0);
+      expect(failure).toBeInstanceOf(OpenAI.APIError);
+      expect(String((failure as Error).message)).toMatch(/broke off/);
+    });
+
     it.each(['gpt-slow', 'claude-slow'])(
       'cancels the upstream call when the client aborts a %s stream',
       async (model) => {

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
  * provider (`providers/<provider>/__fixtures__/<case>.json` and `<case>.chunks.txt`). The upstream model name picks
  * the case: `text`, `tools`, `error-429` ... Special models:
  * - `slow-stream`: the `text` stream, one event every 150 ms (to test client aborts mid-stream);
- * - `hang`: accepts the request and never answers (to test upstream timeouts).
+ * - `hang`: accepts the request and never answers (to test upstream timeouts);
+ * - `broken-stream`: sends the first events of the `text` stream, then drops the connection.
  * It checks the credential each provider expects and records every request for assertions.
  */
 export interface MockUpstream {
@@ -92,7 +93,8 @@ export async function startMockUpstream(): Promise<MockUpstream> {
       return;
     }
     const slow = model === 'slow-stream';
-    if (slow) model = 'text';
+    const broken = model === 'broken-stream';
+    if (slow || broken) model = 'text';
     if (model.startsWith('error-')) {
       sendJson(response, Number(model.slice(6, 9)), fixture(provider, `${model}.json`) ?? '{}');
       return;
@@ -116,6 +118,11 @@ export async function startMockUpstream(): Promise<MockUpstream> {
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const events = splitEvents(chunks);
+      if (broken) {
+        response.write(events.slice(0, 2).join(''));
+        setTimeout(() => response.destroy(), 50);
+        return;
+      }
       if (!slow) {
         response.end(events.join(''));
         return;
