@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
@@ -43,7 +43,8 @@ export async function createNodeGateway(
     config,
     providers: builtinProviders,
     authenticator: createMasterKeyAuthenticator(options.masterKey, {
-      sha256: (text) => createHash('sha256').update(text).digest(),
+      // One-shot, synchronous hashing: no Hash object and no trip through the thread pool that Web Crypto takes.
+      sha256: (text) => hash('sha256', text, 'buffer'),
     }),
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
