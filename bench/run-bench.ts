@@ -70,10 +70,10 @@ function readSettings(): BenchSettings {
   const scale = Number(process.env.BENCH_DURATION_SCALE ?? 1) || 1;
   const seconds = (base: number): number => Math.max(1, Math.round(base * scale));
   return {
-    warmUpSeconds: seconds(5),
+    warmUpSeconds: seconds(8),
     throughputSeconds: seconds(9),
     sweepSeconds: seconds(3),
-    fixedRateSeconds: seconds(4),
+    fixedRateSeconds: seconds(3),
     // Well below one core's capacity for both proxies, so p50 shows added latency rather than queueing; the plan also
     // runs twice this rate for information.
     rate: Number(process.env.BENCH_RATE ?? 1_000),
@@ -100,7 +100,11 @@ function measurementPlan(settings: BenchSettings): Measurement[] {
   const round = Math.max(1, Math.round(settings.throughputSeconds / 3));
   return [
     { scenario: 'chat', connections: settings.throughputConnections, seconds: round, repeats: 3 },
-    { scenario: 'chat-stream', connections: settings.throughputConnections, seconds: settings.throughputSeconds },
+    {
+      scenario: 'chat-stream',
+      connections: settings.throughputConnections,
+      seconds: Math.max(1, Math.round((settings.throughputSeconds * 2) / 3)),
+    },
     { scenario: 'chat', connections: settings.rateConnections, rate: settings.rate, seconds: round, repeats: 3 },
     {
       scenario: 'chat',
