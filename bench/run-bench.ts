@@ -73,7 +73,7 @@ function readSettings(): BenchSettings {
     warmUpSeconds: seconds(8),
     throughputSeconds: seconds(9),
     sweepSeconds: seconds(3),
-    fixedRateSeconds: seconds(3),
+    fixedRateSeconds: seconds(2),
     // Well below one core's capacity for both proxies, so p50 shows added latency rather than queueing; the plan also
     // runs twice this rate for information.
     rate: Number(process.env.BENCH_RATE ?? 1_000),
@@ -96,7 +96,8 @@ interface Measurement {
 }
 
 function measurementPlan(settings: BenchSettings): Measurement[] {
-  // The acceptance measurements (chat at 32 connections, chat at the fixed rate) run in three alternating rounds.
+  // The acceptance measurements (chat at 32 connections, chat at the fixed rate, the sweep's 10 and 100 connections that
+  // the no-collapse check compares) run in three alternating rounds and report medians.
   const round = Math.max(1, Math.round(settings.throughputSeconds / 3));
   return [
     { scenario: 'chat', connections: settings.throughputConnections, seconds: round, repeats: 3 },
@@ -118,11 +119,11 @@ function measurementPlan(settings: BenchSettings): Measurement[] {
       rate: settings.rate,
       seconds: settings.fixedRateSeconds,
     },
-    ...settings.sweepConnections.map((connections) => ({
-      scenario: 'chat' as const,
-      connections,
-      seconds: settings.sweepSeconds,
-    })),
+    ...settings.sweepConnections.map((connections) =>
+      connections === 10 || connections === 100
+        ? { scenario: 'chat' as const, connections, seconds: 2, repeats: 3 }
+        : { scenario: 'chat' as const, connections, seconds: settings.sweepSeconds },
+    ),
   ];
 }
 
