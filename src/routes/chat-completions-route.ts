@@ -1,4 +1,3 @@
-import type { AuthContext } from '../auth/authenticator.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/openai-chat/openai-chat-request-schema.ts';
 import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
@@ -43,21 +42,12 @@ export function createChatCompletionsHandler(dependencies: RouteDependencies) {
     const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes);
     const chat = validateOpenAIChatRequest(body);
     record.stream = chat.stream === true;
-    const deployment = resolveDeploymentFor(dependencies, auth, chat.model, record);
+    const deployment = resolveDeployment(dependencies, auth, chat.model, 'chat', record);
     if (deployment.translator.nativeDialects.includes('openai-chat')) {
       return passThroughChat(dependencies, deployment, body, chat, request.signal, record);
     }
     return translateChat(dependencies, deployment, chat, request.signal, record);
   };
-}
-
-function resolveDeploymentFor(
-  dependencies: RouteDependencies,
-  auth: AuthContext,
-  model: string,
-  record: RequestRecord,
-): ResolvedDeployment {
-  return resolveDeployment(dependencies, auth, model, 'chat', record);
 }
 
 function finishStream(
@@ -80,12 +70,11 @@ async function passThroughChat(
   record: RequestRecord,
 ): Promise<Response> {
   const { translator, target } = deployment;
-  if (translator.buildNativeRequest === undefined)
-    throw new Error(`${translator.id} declares openai-chat but cannot build native requests`);
   const upstreamBody: Record<string, unknown> = { ...body, model: target.model };
   const clientWantsUsage = chat.stream_options?.include_usage === true;
   if (record.stream) upstreamBody.stream_options = { ...chat.stream_options, include_usage: true };
-  const upstreamRequest = translator.buildNativeRequest('openai-chat', upstreamBody, target);
+  // resolveModelGroups guarantees buildNativeRequest for translators that declare native dialects.
+  const upstreamRequest = translator.buildNativeRequest!('openai-chat', upstreamBody, target);
   const response = await callDeployment(dependencies, deployment, upstreamRequest, clientSignal, record);
   if (record.stream && response.body !== null) {
     const stream = transformBody(

@@ -24,6 +24,12 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         );
         return;
       }
+      if (translator.nativeDialects.length > 0 && translator.buildNativeRequest === undefined) {
+        problems.push(
+          `${path}.provider: translator "${translator.id}" declares native dialects but no buildNativeRequest`,
+        );
+        return;
+      }
       const baseURL = deployment.baseURL ?? preset?.baseURL;
       if (baseURL === undefined) {
         problems.push(`${path}.baseURL: required for provider "${deployment.provider}" (it has no default base URL)`);
