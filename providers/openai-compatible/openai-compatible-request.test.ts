@@ -6,6 +6,7 @@ import {
   buildOpenAICompatibleChatRequest,
   buildOpenAICompatibleEmbeddingsRequest,
 } from './openai-compatible-request.ts';
+import { caught } from './openai-compatible-test-support.ts';
 
 const target: UpstreamTarget = {
   providerName: 'openai',
@@ -30,15 +31,6 @@ function bodyOf(request: { body: string | undefined }): Record<string, unknown> 
   const parsed = parseJson(request.body ?? '');
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.value as Record<string, unknown>;
-}
-
-function caught(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('buildOpenAICompatibleChatRequest', () => {

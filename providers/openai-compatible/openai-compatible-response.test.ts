@@ -4,6 +4,7 @@ import {
   parseOpenAICompatibleChatResponse,
   parseOpenAICompatibleEmbeddingsResponse,
 } from './openai-compatible-response.ts';
+import { caught } from './openai-compatible-test-support.ts';
 
 function completion(message: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -14,15 +15,6 @@ function completion(message: Record<string, unknown>, extra: Record<string, unkn
     choices: [{ index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: 'stop' }],
     ...extra,
   };
-}
-
-function caught(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('parseOpenAICompatibleChatResponse', () => {

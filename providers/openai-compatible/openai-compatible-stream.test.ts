@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../src/canonical/index.ts';
 import { isGatewayError } from '../../src/errors.ts';
 import { openAICompatibleChatStream } from './openai-compatible-stream.ts';
+import { caught } from './openai-compatible-test-support.ts';
 
 /** Runs chunk objects (what the framing hands over after JSON parsing) through a fresh reducer. */
 function reduce(chunks: unknown[]): CanonicalStreamPart[] {
@@ -14,15 +15,6 @@ const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 17000
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null, index = 0): Record<string, unknown> {
   return { ...head, choices: [{ index, delta, logprobs: null, finish_reason: finishReason }] };
-}
-
-function caught(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('openAICompatibleChatStream', () => {
