@@ -1,10 +1,18 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Registry, type Metric } from 'prom-client';
 import type { GatewayMetrics, RequestObservation } from '../../src/services.ts';
+import {
+  createCounterFamily,
+  createGaugeFamily,
+  createHistogramFamily,
+  type CounterSeries,
+  type HistogramSeries,
+  type PrometheusFamily,
+} from './prometheus-families.ts';
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
 
-/** The prom-client metrics of one process, and the registry they live in. */
+/** The metrics of one process, and the prom-client registry they are exposed through. */
 export interface PrometheusMetrics extends GatewayMetrics {
   registry: Registry;
 }
@@ -14,8 +22,10 @@ function statusClass(status: number): string {
 }
 
 /**
- * GatewayMetrics backed by prom-client. Every call is an in-memory update; labels are bounded (model groups and
- * providers come from the config; no key or user ids). In cluster mode the primary aggregates these registries.
+ * GatewayMetrics exposed through prom-client. A request's observation only adds numbers to series resolved once
+ * per label combination (see prometheus-families.ts); prom-client builds the exposition when `/metrics` is scraped.
+ * Labels are bounded (model groups and providers come from the config; no key or user ids). In cluster mode the
+ * primary aggregates these registries.
  *
  * @example
  * const metrics = createPrometheusMetrics();
@@ -24,54 +34,55 @@ function statusClass(status: number): string {
  */
 export function createPrometheusMetrics(): PrometheusMetrics {
   const registry = new Registry();
-  const requests = new Counter({
-    name: 'torii_requests_total',
-    help: 'Requests served, by model group, provider, operation and status class.',
-    labelNames: ['model_group', 'provider', 'operation', 'status_class'] as const,
-    registers: [registry],
-  });
-  const requestDuration = new Histogram({
-    name: 'torii_request_duration_seconds',
-    help: 'Whole request time as the gateway saw it (streams: until the last byte).',
-    labelNames: ['model_group', 'operation', 'stream'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
-  const upstreamDuration = new Histogram({
-    name: 'torii_upstream_duration_seconds',
-    help: 'Time waiting for the upstream (headers, and the body of non-streamed responses).',
-    labelNames: ['provider'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
-  const overhead = new Histogram({
-    name: 'torii_overhead_seconds',
-    help: 'Time spent inside the gateway, upstream time excluded.',
-    labelNames: ['operation'] as const,
-    buckets: overheadBuckets,
-    registers: [registry],
-  });
-  const tokens = new Counter({
-    name: 'torii_tokens_total',
-    help: 'Tokens reported by upstreams, by direction (input, output).',
-    labelNames: ['model_group', 'provider', 'direction'] as const,
-    registers: [registry],
-  });
-  const inFlight = new Gauge({
-    name: 'torii_requests_in_flight',
-    help: 'Requests being served now.',
-    registers: [registry],
-  });
+  const register = <Family extends PrometheusFamily>(family: Family): Family => {
+    // The families have the shape prom-client's Registry reads (name, help, type, aggregator, get).
+    registry.registerMetric(family as unknown as Metric);
+    return family;
+  };
+  const requests = register(
+    createCounterFamily({
+      name: 'torii_requests_total',
+      help: 'Requests served, by model group, provider, operation and status class.',
+    }),
+  );
+  const requestDuration = register(
+    createHistogramFamily({
+      name: 'torii_request_duration_seconds',
+      help: 'Whole request time as the gateway saw it (streams: until the last byte).',
+      buckets: latencyBuckets,
+    }),
+  );
+  const upstreamDuration = register(
+    createHistogramFamily({
+      name: 'torii_upstream_duration_seconds',
+      help: 'Time waiting for the upstream (headers, and the body of non-streamed responses).',
+      buckets: latencyBuckets,
+    }),
+  );
+  const overhead = register(
+    createHistogramFamily({
+      name: 'torii_overhead_seconds',
+      help: 'Time spent inside the gateway, upstream time excluded.',
+      buckets: overheadBuckets,
+    }),
+  );
+  const tokens = register(
+    createCounterFamily({
+      name: 'torii_tokens_total',
+      help: 'Tokens reported by upstreams, by direction (input, output).',
+    }),
+  );
+  const inFlight = register(
+    createGaugeFamily({ name: 'torii_requests_in_flight', help: 'Requests being served now.' }),
+  );
 
-  // Label children are looked up once per label combination (bounded by the config) instead of hashing label
-  // objects on every request.
   interface RequestSeries {
-    requests: ReturnType<typeof requests.labels>;
-    requestDuration: ReturnType<typeof requestDuration.labels>;
-    upstreamDuration: ReturnType<typeof upstreamDuration.labels>;
-    overhead: ReturnType<typeof overhead.labels>;
-    inputTokens: ReturnType<typeof tokens.labels>;
-    outputTokens: ReturnType<typeof tokens.labels>;
+    requests: CounterSeries;
+    requestDuration: HistogramSeries;
+    upstreamDuration: HistogramSeries;
+    overhead: HistogramSeries;
+    inputTokens: CounterSeries;
+    outputTokens: CounterSeries;
   }
   const series = new Map<string, RequestSeries>();
   const seriesFor = (observation: RequestObservation): RequestSeries => {
@@ -82,21 +93,21 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     let found = series.get(key);
     if (found === undefined) {
       found = {
-        requests: requests.labels({
+        requests: requests.series({
           model_group: modelGroup,
           provider,
           operation: observation.operation,
           status_class: statusClassLabel,
         }),
-        requestDuration: requestDuration.labels({
+        requestDuration: requestDuration.series({
           model_group: modelGroup,
           operation: observation.operation,
           stream: String(observation.stream),
         }),
-        upstreamDuration: upstreamDuration.labels({ provider }),
-        overhead: overhead.labels({ operation: observation.operation }),
-        inputTokens: tokens.labels({ model_group: modelGroup, provider, direction: 'input' }),
-        outputTokens: tokens.labels({ model_group: modelGroup, provider, direction: 'output' }),
+        upstreamDuration: upstreamDuration.series({ provider }),
+        overhead: overhead.series({ operation: observation.operation }),
+        inputTokens: tokens.series({ model_group: modelGroup, provider, direction: 'input' }),
+        outputTokens: tokens.series({ model_group: modelGroup, provider, direction: 'output' }),
       };
       series.set(key, found);
     }
