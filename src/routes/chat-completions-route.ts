@@ -1,4 +1,5 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { isPlainOpenAIChatRequest } from '../dialects/openai-chat/openai-chat-plain-check.ts';
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/openai-chat/openai-chat-request-schema.ts';
 import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
 import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
@@ -19,8 +20,12 @@ import { observationOf } from './request-observation.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
 
-/** Validates a parsed body against the OpenAI chat schema; a violation is a 400 whose `param` names the field. */
+/**
+ * Validates a parsed body against the OpenAI chat schema; a violation is a 400 whose `param` names the field. Plain
+ * text requests are vouched for by a quick check and skip the full schema walk.
+ */
 export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAIChatRequest {
+  if (isPlainOpenAIChatRequest(body)) return body as OpenAIChatRequest;
   const result = openAIChatRequestSchema.safeParse(body);
   if (!result.success) {
     const problem = firstValidationProblem(result.error.issues);
