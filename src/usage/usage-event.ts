@@ -1,0 +1,55 @@
+/** Where a usage event's token counts came from. */
+export type UsageSource = 'provider' | 'estimate' | 'none';
+
+/**
+ * One row of the usage ledger: exactly one per request that reached routing, keyed by `requestId` (writes are
+ * idempotent on it). Times are epoch ms; durations ms; cost US dollars.
+ */
+export interface UsageEvent {
+  requestId: string;
+  /** The virtual key's id; null for the master key. */
+  keyId: string | null;
+  modelGroup: string | null;
+  /** The config's provider name (`groq`), null when the request never reached a deployment. */
+  provider: string | null;
+  /** The deployment's index-free name: `<provider>/<upstream model>` as configured. */
+  deployment: string | null;
+  upstreamModel: string | null;
+  operation: string;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  usageSource: UsageSource;
+  costUsd: number;
+  /** HTTP status the client got (200 for streams that started). */
+  status: number;
+  stream: boolean;
+  latencyMs: number;
+  /** Time to the first streamed byte; null for non-streamed responses. */
+  timeToFirstTokenMs: number | null;
+  overheadMs: number;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/**
+ * Where batches of usage events are written: Postgres through Drizzle (one multi-row statement per batch,
+ * `ON CONFLICT (request_id) DO NOTHING`), or a Cloudflare Queue on Workers. `write` either stores every event of the
+ * batch or throws; a retry of the same batch never double-counts.
+ */
+export interface UsageSink {
+  write(events: readonly UsageEvent[]): Promise<void>;
+}
+
+/**
+ * Local overflow for usage events the sink could not take in time (Node: append-only files on disk). Spilled
+ * events are replayed into the sink once it accepts writes again and removed only after that succeeded.
+ */
+export interface UsageSpill {
+  append(events: readonly UsageEvent[]): Promise<void>;
+  /** Hands spilled events to `write` oldest first, removing each chunk only after `write` resolved. */
+  replay(write: (events: readonly UsageEvent[]) => Promise<void>): Promise<number>;
+  /** How many events are spilled now. */
+  size(): Promise<number>;
+}
