@@ -1,6 +1,8 @@
+import type { VirtualKeyRecord } from './virtual-key-record.ts';
+
 /**
- * Who is calling, as established by an {@link Authenticator}. The master key is the administrator;
- * virtual keys (next issue) carry their own allow-list and limits.
+ * Who is calling, as established by an {@link Authenticator}. The master key is the administrator; a virtual key
+ * carries its own record (allow-list, limits, budget).
  */
 export interface AuthContext {
   /** `master`, or the virtual key's id. */
@@ -8,6 +10,8 @@ export interface AuthContext {
   kind: 'master' | 'virtual-key';
   /** The model groups this caller may use; `all` for no restriction. */
   allowedModelGroups: ReadonlySet<string> | 'all';
+  /** The virtual key's record; undefined for the master key. */
+  key?: VirtualKeyRecord;
 }
 
 /**

@@ -1,0 +1,112 @@
+import type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
+import type { KeyStore } from '../../src/auth/key-store.ts';
+import type { VirtualKeyRecord } from '../../src/auth/virtual-key-record.ts';
+import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
+import type { LimitLease, LimitStore } from '../../src/limits/limit-store.ts';
+import type { UsageEvent, UsageSink } from '../../src/usage/usage-event.ts';
+import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
+
+/**
+ * In cluster mode the primary owns the database (PGlite allows one process per directory, and one pool per host
+ * keeps Postgres connections at a handful instead of workers x pool size) and, when no Redis is configured, the
+ * shared state: the key cache, the rate-limit counters and the invalidation relay. Workers reach them through
+ * these seam implementations over the cluster IPC channel; the primary serves them with {@link primaryHandlers}.
+ */
+
+const orUndefined = <Value>(value: Value | null): Value | undefined => (value === null ? undefined : value);
+
+/** KeyStore whose calls the primary answers. */
+export function createRemoteKeyStore(rpc: ClusterRpcClient): KeyStore {
+  const call = async (method: string, args: unknown[]) =>
+    orUndefined(await rpc.call<VirtualKeyRecord | null>(`keys.${method}`, args));
+  return {
+    findByHash: (hash) => call('findByHash', [hash]),
+    findById: (id) => call('findById', [id]),
+    create: async (key) => (await call('create', [key]))!,
+    update: (id, changes) => call('update', [id, changes]),
+    revoke: (id) => call('revoke', [id]),
+    rotate: (id, replacement) => call('rotate', [id, replacement]),
+    list: (options) => rpc.call('keys.list', [options]),
+  };
+}
+
+/** UsageSink that hands batches to the primary's usage queue (which writes, retries and spills them). */
+export function createRemoteUsageSink(rpc: ClusterRpcClient): UsageSink {
+  return { write: async (events) => void (await rpc.call('usage.accept', [events])) };
+}
+
+/** The primary's shared cache (used when there is no Redis). */
+export function createRemoteKeyValueCache(rpc: ClusterRpcClient): KeyValueCache {
+  return {
+    get: async (key) => orUndefined(await rpc.call<string | null>('cache.get', [key])),
+    set: async (key, value, options) => void (await rpc.call('cache.set', [key, value, options])),
+    setIfAbsent: (key, value, options) => rpc.call<boolean>('cache.setIfAbsent', [key, value, options]),
+    delete: async (key) => void (await rpc.call('cache.delete', [key])),
+  };
+}
+
+/** The primary's rate-limit counters (used when there is no Redis): workers lease slices from them. */
+export function createRemoteLimitStore(rpc: ClusterRpcClient): LimitStore {
+  return {
+    lease: (request) => rpc.call<LimitLease>('limits.lease', [request]),
+    release: async (request) => void (await rpc.call('limits.release', [request])),
+    add: async (request) => void (await rpc.call('limits.add', [request])),
+  };
+}
+
+const invalidationChannel = 'keys.invalidation';
+
+/** Key invalidations relayed by the primary to every worker (used when there is no Redis pub/sub). */
+export function createClusterInvalidationBus(rpc: ClusterRpcClient): KeyInvalidationBus {
+  return {
+    publish: async (invalidation) => void (await rpc.call('keys.publishInvalidation', [invalidation])),
+    subscribe: (listener) => rpc.onBroadcast(invalidationChannel, (payload) => listener(payload as KeyInvalidation)),
+  };
+}
+
+/** What the primary owns and serves to workers. */
+export interface PrimaryServices {
+  keyStore: KeyStore;
+  /** Accepts a worker's usage batch into the primary's queue (synchronous enqueue). */
+  acceptUsage: (events: readonly UsageEvent[]) => void;
+  cache?: KeyValueCache;
+  limitStore?: LimitStore;
+  /** Sends an invalidation to every worker. */
+  broadcastInvalidation?: (invalidation: KeyInvalidation) => void;
+  /** Further handlers (e.g. usage queries). */
+  extra?: ClusterRpcHandlers;
+}
+
+/** The RPC handlers the primary serves for {@link PrimaryServices}. */
+export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
+  const { keyStore, cache, limitStore } = services;
+  const handlers: ClusterRpcHandlers = {
+    'keys.findByHash': (hash: string) => keyStore.findByHash(hash),
+    'keys.findById': (id: string) => keyStore.findById(id),
+    'keys.create': (key: Parameters<KeyStore['create']>[0]) => keyStore.create(key),
+    'keys.update': (id: string, changes: Parameters<KeyStore['update']>[1]) => keyStore.update(id, changes),
+    'keys.revoke': (id: string) => keyStore.revoke(id),
+    'keys.rotate': (id: string, replacement: Parameters<KeyStore['rotate']>[1]) => keyStore.rotate(id, replacement),
+    'keys.list': (options: Parameters<KeyStore['list']>[0]) => keyStore.list(options),
+    'keys.publishInvalidation': (invalidation: KeyInvalidation) => services.broadcastInvalidation?.(invalidation),
+    'usage.accept': (events: UsageEvent[]) => services.acceptUsage(events),
+    ...services.extra,
+  };
+  if (cache !== undefined) {
+    handlers['cache.get'] = (key: string) => cache.get(key);
+    handlers['cache.set'] = (key: string, value: string, options: { ttlSeconds: number }) =>
+      cache.set(key, value, options);
+    handlers['cache.setIfAbsent'] = (key: string, value: string, options: { ttlSeconds: number }) =>
+      cache.setIfAbsent(key, value, options);
+    handlers['cache.delete'] = (key: string) => cache.delete(key);
+  }
+  if (limitStore !== undefined) {
+    handlers['limits.lease'] = (request: Parameters<LimitStore['lease']>[0]) => limitStore.lease(request);
+    handlers['limits.release'] = (request: Parameters<LimitStore['release']>[0]) => limitStore.release(request);
+    handlers['limits.add'] = (request: Parameters<LimitStore['add']>[0]) => limitStore.add(request);
+  }
+  return handlers;
+}
+
+/** The broadcast channel name workers listen on for invalidations. */
+export const clusterInvalidationChannel = invalidationChannel;

@@ -1,0 +1,234 @@
+import type { KeyValueCache } from '../cache/key-value-cache.ts';
+import { LruMap } from '../cache/lru-map.ts';
+import { GatewayError } from '../errors.ts';
+import type { AuthContext, Authenticator } from './authenticator.ts';
+import type { KeyInvalidation, KeyInvalidationBus } from './key-invalidation.ts';
+import type { KeyStore } from './key-store.ts';
+import { constantTimeEqual, invalidKeyError } from './master-key-authenticator.ts';
+import { sha256 as webCryptoSha256 } from './sha256.ts';
+import { sharedKeyCacheEntry, parseSharedKeyCacheEntry, sharedKeyCacheKey } from './virtual-key-cache-entry.ts';
+import type { VirtualKeyRecord } from './virtual-key-record.ts';
+import { isWellFormedVirtualKeySecret, toHex } from './virtual-key-secret.ts';
+
+/** Options of {@link createVirtualKeyAuthenticator}. */
+export interface VirtualKeyAuthenticatorOptions {
+  masterKey: string;
+  /** The source of truth; only reached on a miss of both caches. */
+  store: KeyStore;
+  /** The shared tier (Redis, Workers KV, Upstash); without it a miss of the local tier goes to the store. */
+  sharedCache?: KeyValueCache;
+  /** Where key changes are announced; without one, the local TTL alone bounds staleness. */
+  invalidations?: KeyInvalidationBus;
+  /** SHA-256 of a string's UTF-8 bytes; defaults to Web Crypto. Node passes its synchronous hash. */
+  sha256?: (text: string) => Uint8Array | Promise<Uint8Array>;
+  /** Size cap of the in-process tier. Default 50,000 keys. */
+  localMaxEntries?: number;
+  /**
+   * How long the in-process tier trusts an entry, ms: the staleness bound when an invalidation message is lost
+   * (and, without a bus, the propagation bound). Default 30 s.
+   */
+  localTtlMs?: number;
+  /** How long the shared tier keeps a key record, seconds. Default 600. */
+  sharedTtlSeconds?: number;
+  /** How long both tiers remember that a hash is unknown, seconds. Default 60. */
+  negativeTtlSeconds?: number;
+  /** Wall clock (epoch ms) for expiry; defaults to Date.now. */
+  now?: () => number;
+  /** Monotonic clock (ms) of the in-process tier; defaults to performance.now. */
+  monotonicNow?: () => number;
+  /** Where lookup problems are reported (a shared cache that is down is not fatal). */
+  onLookupProblem?: (problem: string, error: unknown) => void;
+}
+
+/** The tiers a lookup may be answered from, for tests and metrics. */
+export type KeyLookupTier = 'local' | 'shared' | 'store';
+
+/** The authenticator with the hooks the admin path and tests need. */
+export interface VirtualKeyAuthenticator extends Authenticator {
+  /** Drops local entries older than the invalidation (called by the bus subscription; public for tests). */
+  invalidate(invalidation: KeyInvalidation): void;
+  /** Counts of lookups answered by each tier since start. */
+  lookups(): Record<KeyLookupTier, number>;
+  /** Stops listening to the invalidation bus. */
+  close(): void;
+}
+
+interface LocalEntry {
+  /** null: the hash is known not to exist. */
+  record: VirtualKeyRecord | null;
+  context: AuthContext | undefined;
+}
+
+const masterContext: AuthContext = { subject: 'master', kind: 'master', allowedModelGroups: 'all' };
+
+function lookupUnavailable(cause: unknown): GatewayError {
+  return new GatewayError({
+    status: 503,
+    type: 'api_error',
+    code: 'key_lookup_unavailable',
+    retryable: true,
+    cause,
+    message: 'The gateway could not check this API key right now (its key store is unreachable). Try again shortly.',
+  });
+}
+
+function refused(message: string, code: string): GatewayError {
+  return new GatewayError({ status: 401, type: 'invalid_request_error', code, message });
+}
+
+/** The caller a valid record stands for, or the 401 that refuses it. */
+function contextFor(entry: LocalEntry, secret: string, wallClock: number): AuthContext {
+  const record = entry.record;
+  if (record === null) throw invalidKeyError(secret);
+  if (record.revokedAt !== null) throw refused('This API key has been revoked.', 'api_key_revoked');
+  if (record.disabled) throw refused('This API key is disabled.', 'api_key_disabled');
+  if (record.expiresAt !== null && record.expiresAt <= wallClock)
+    throw refused('This API key has expired.', 'api_key_expired');
+  entry.context ??= {
+    subject: record.id,
+    kind: 'virtual-key',
+    allowedModelGroups: record.allowedModelGroups === null ? 'all' : new Set(record.allowedModelGroups),
+    key: record,
+  };
+  return entry.context;
+}
+
+/**
+ * Authenticates the master key and virtual keys with a tiered lookup: the secret's SHA-256 is looked up in an
+ * in-process LRU (synchronous: the warm path has no await and no I/O), then in the shared cache, then in the key
+ * store. Unknown hashes are cached as negative entries in both tiers, so a flood of random keys never reaches the
+ * store; secrets without the `sk-torii-` shape and checksum are refused without any lookup. Concurrent misses of one hash share
+ * one lookup.
+ *
+ * Freshness: an administrator's change writes the new record to the shared cache and publishes an invalidation;
+ * every process drops its local entry at once. A local entry is trusted for `localTtlMs` at most, which bounds
+ * staleness when a message is lost. A lookup that started before an invalidation and finishes after it cannot put
+ * the old record back: records older than the last invalidated version of their hash are not cached, and the
+ * shared tier is filled with set-if-absent only, so it never overwrites what the admin path wrote.
+ *
+ * @example
+ * const authenticator = createVirtualKeyAuthenticator({ masterKey, store, sharedCache, invalidations });
+ * const caller = await authenticator.authenticate('sk-torii-...');
+ */
+export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOptions): VirtualKeyAuthenticator {
+  if (options.masterKey.length < 8) throw new Error('The master key must be at least 8 characters long.');
+  const digest = options.sha256 ?? webCryptoSha256;
+  const wallClock = options.now ?? Date.now;
+  const localTtlMs = options.localTtlMs ?? 30_000;
+  const sharedTtlSeconds = options.sharedTtlSeconds ?? 600;
+  const negativeTtlSeconds = options.negativeTtlSeconds ?? 60;
+  const lruOptions = {
+    maxEntries: options.localMaxEntries ?? 50_000,
+    ...(options.monotonicNow ? { now: options.monotonicNow } : {}),
+  };
+  const local = new LruMap<LocalEntry>(lruOptions);
+  /** The last version an invalidation announced per hash, remembered as long as a stale read could be in flight. */
+  const invalidatedVersions = new LruMap<number>(lruOptions);
+  const pending = new Map<string, Promise<LocalEntry>>();
+  const counts: Record<KeyLookupTier, number> = { local: 0, shared: 0, store: 0 };
+  const report = options.onLookupProblem ?? (() => {});
+  const { store, sharedCache } = options;
+  const expectedDigest = digest(options.masterKey);
+
+  const remember = (hash: string, entry: LocalEntry): void => {
+    const floor = invalidatedVersions.get(hash);
+    if (entry.record !== null && floor !== undefined && entry.record.version < floor) return;
+    local.set(hash, entry, entry.record === null ? negativeTtlSeconds * 1000 : localTtlMs);
+  };
+
+  const readStore = async (hash: string): Promise<LocalEntry> => {
+    let record: VirtualKeyRecord | undefined;
+    try {
+      record = await store.findByHash(hash);
+    } catch (error) {
+      throw lookupUnavailable(error);
+    }
+    counts.store++;
+    if (sharedCache !== undefined) {
+      const value = sharedKeyCacheEntry(record ?? null);
+      const ttlSeconds = record === undefined ? negativeTtlSeconds : sharedTtlSeconds;
+      sharedCache
+        .setIfAbsent(sharedKeyCacheKey(hash), value, { ttlSeconds })
+        .catch((error: unknown) => report('shared key cache write failed', error));
+    }
+    return { record: record ?? null, context: undefined };
+  };
+
+  const lookUp = async (hash: string): Promise<LocalEntry> => {
+    if (sharedCache !== undefined) {
+      let cached: string | undefined;
+      try {
+        cached = await sharedCache.get(sharedKeyCacheKey(hash));
+      } catch (error) {
+        report('shared key cache read failed', error);
+      }
+      const parsed = cached === undefined ? undefined : parseSharedKeyCacheEntry(cached);
+      const floor = invalidatedVersions.get(hash);
+      if (parsed !== undefined && (parsed === null || floor === undefined || parsed.version >= floor)) {
+        counts.shared++;
+        return { record: parsed, context: undefined };
+      }
+    }
+    return readStore(hash);
+  };
+
+  const resolve = (hash: string, secret: string): Promise<AuthContext> => {
+    let lookup = pending.get(hash);
+    if (lookup === undefined) {
+      lookup = lookUp(hash).then(
+        (entry) => {
+          pending.delete(hash);
+          remember(hash, entry);
+          return entry;
+        },
+        (error: unknown) => {
+          pending.delete(hash);
+          throw error;
+        },
+      );
+      pending.set(hash, lookup);
+    }
+    return lookup.then((entry) => contextFor(entry, secret, wallClock()));
+  };
+
+  const authenticateDigest = (presented: Uint8Array, expected: Uint8Array, secret: string) => {
+    if (constantTimeEqual(presented, expected)) return masterContext;
+    if (!isWellFormedVirtualKeySecret(secret)) throw invalidKeyError(secret);
+    const hash = toHex(presented);
+    const entry = local.get(hash);
+    if (entry !== undefined) {
+      counts.local++;
+      return contextFor(entry, secret, wallClock());
+    }
+    return resolve(hash, secret);
+  };
+
+  const unsubscribe = options.invalidations?.subscribe((invalidation) => authenticator.invalidate(invalidation));
+
+  const authenticator: VirtualKeyAuthenticator = {
+    authenticate(secret) {
+      if (secret === undefined || secret.length === 0) throw invalidKeyError(undefined);
+      const presented = digest(secret);
+      if (!(presented instanceof Promise) && !(expectedDigest instanceof Promise))
+        return authenticateDigest(presented, expectedDigest, secret);
+      return Promise.all([presented, expectedDigest]).then(([presentedBytes, expectedBytes]) =>
+        authenticateDigest(presentedBytes, expectedBytes, secret),
+      );
+    },
+    invalidate(invalidation) {
+      for (const hash of invalidation.hashes) {
+        const known = invalidatedVersions.get(hash);
+        if (known === undefined || known < invalidation.version)
+          invalidatedVersions.set(hash, invalidation.version, localTtlMs * 2);
+        const entry = local.get(hash);
+        if (entry !== undefined && (entry.record === null || entry.record.version < invalidation.version))
+          local.delete(hash);
+      }
+    },
+    lookups: () => ({ ...counts }),
+    close() {
+      unsubscribe?.();
+    },
+  };
+  return authenticator;
+}

@@ -1,0 +1,180 @@
+import { hash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyAdministration, type KeyAdministration } from '../../src/auth/key-administration.ts';
+import type { KeyStore } from '../../src/auth/key-store.ts';
+import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
+import {
+  createVirtualKeyAuthenticator,
+  type VirtualKeyAuthenticator,
+  type VirtualKeyAuthenticatorOptions,
+} from '../../src/auth/virtual-key-authenticator.ts';
+import { generateVirtualKeySecret } from '../../src/auth/virtual-key-secret.ts';
+import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
+import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
+import { isGatewayError } from '../../src/errors.ts';
+import { createTestPglite, type TestDatabase } from '../services/test-database.ts';
+
+const masterKey = 'sk-master-for-tests';
+const nodeSha256 = (text: string) => hash('sha256', text, 'buffer');
+
+/** The real Drizzle store, with a count of the calls that reach it. */
+function countingStore(store: KeyStore): KeyStore & { findByHashCalls: () => number } {
+  let calls = 0;
+  return {
+    ...store,
+    findByHash(keyHash) {
+      calls++;
+      return store.findByHash(keyHash);
+    },
+    findByHashCalls: () => calls,
+  };
+}
+
+async function statusOf(attempt: () => unknown): Promise<number | 'ok'> {
+  try {
+    await attempt();
+    return 'ok';
+  } catch (error) {
+    if (isGatewayError(error)) return error.status;
+    throw error;
+  }
+}
+
+describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
+  let database: TestDatabase;
+  let store: ReturnType<typeof countingStore>;
+  let administration: KeyAdministration;
+  let authenticator: VirtualKeyAuthenticator;
+  const sharedCache = createMemoryKeyValueCache({ maxEntries: 1000 });
+  const invalidations = createLocalKeyInvalidationBus();
+
+  const makeAuthenticator = (overrides: Partial<VirtualKeyAuthenticatorOptions> = {}) =>
+    createVirtualKeyAuthenticator({ masterKey, store, sharedCache, invalidations, sha256: nodeSha256, ...overrides });
+
+  beforeAll(async () => {
+    database = await createTestPglite();
+    store = countingStore(createDrizzleKeyStore(database.db));
+    administration = createKeyAdministration({ store, sharedCache, invalidations, sha256: nodeSha256 });
+    authenticator = makeAuthenticator();
+  });
+  afterAll(async () => {
+    authenticator.close();
+    await database.drop();
+  });
+
+  it('accepts the master key and refuses a missing or malformed key without any lookup', async () => {
+    expect(authenticator.authenticate(masterKey)).toMatchObject({ kind: 'master', subject: 'master' });
+    const before = store.findByHashCalls();
+    expect(await statusOf(() => authenticator.authenticate(undefined))).toBe(401);
+    expect(await statusOf(() => authenticator.authenticate('sk-not-ours'))).toBe(401);
+    // Right prefix and length, wrong checksum: refused from the shape alone.
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const forged = `sk-torii-${crypto.randomUUID().replaceAll('-', '')}abcdefghijk`;
+      expect(await statusOf(() => authenticator.authenticate(forged))).toBe(401);
+    }
+    expect(store.findByHashCalls()).toBe(before);
+  });
+
+  it('looks a new key up once, then answers synchronously from memory', async () => {
+    const { record, secret } = await administration.create({ name: 'warm', allowedModelGroups: ['fast'] });
+    const fresh = makeAuthenticator();
+    const before = store.findByHashCalls();
+    const first = await fresh.authenticate(secret);
+    expect(first).toMatchObject({ kind: 'virtual-key', subject: record.id });
+    expect(first.allowedModelGroups).toEqual(new Set(['fast']));
+    const second = fresh.authenticate(secret);
+    expect(second).not.toBeInstanceOf(Promise);
+    expect(store.findByHashCalls() - before).toBe(1);
+    // A second process (fresh local tier) finds the record in the shared tier, not the store.
+    const other = makeAuthenticator();
+    await other.authenticate(secret);
+    expect(store.findByHashCalls() - before).toBe(1);
+    expect(other.lookups()).toMatchObject({ shared: 1, store: 0 });
+    fresh.close();
+    other.close();
+  });
+
+  it('caches unknown well-formed keys as negative entries, and concurrent misses share one lookup', async () => {
+    const unknown = generateVirtualKeySecret().secret;
+    const fresh = makeAuthenticator();
+    const before = store.findByHashCalls();
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => statusOf(() => fresh.authenticate(unknown))));
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    for (let attempt = 0; attempt < 500; attempt++) await statusOf(() => fresh.authenticate(unknown));
+    expect(store.findByHashCalls() - before).toBe(1);
+    fresh.close();
+  });
+
+  it('refuses a revoked, disabled or expired key at once in every process that shares the bus', async () => {
+    const { record, secret } = await administration.create({ name: 'doomed' });
+    const processes = [makeAuthenticator(), makeAuthenticator()];
+    for (const each of processes) await each.authenticate(secret);
+    await administration.update(record.id, { disabled: true });
+    for (const each of processes) expect(await statusOf(() => each.authenticate(secret))).toBe(401);
+    await administration.update(record.id, { disabled: false });
+    for (const each of processes) expect(await statusOf(() => each.authenticate(secret))).toBe('ok');
+    await administration.revoke(record.id);
+    for (const each of processes) expect(await statusOf(() => each.authenticate(secret))).toBe(401);
+    // A process that never saw the key finds the revoked record in the shared tier.
+    const late = makeAuthenticator();
+    expect(await statusOf(() => late.authenticate(secret))).toBe(401);
+
+    const expiring = await administration.create({ name: 'short-lived', expiresAt: Date.now() + 60_000 });
+    let clock = Date.now();
+    const timed = makeAuthenticator({ now: () => clock });
+    expect(await statusOf(() => timed.authenticate(expiring.secret))).toBe('ok');
+    clock += 61_000;
+    expect(await statusOf(() => timed.authenticate(expiring.secret))).toBe(401);
+    for (const each of [...processes, late, timed]) each.close();
+  });
+
+  it('rotation retires the old secret everywhere and the new one works', async () => {
+    const { record, secret } = await administration.create({ name: 'rotating' });
+    const processes = [makeAuthenticator(), makeAuthenticator()];
+    for (const each of processes) await each.authenticate(secret);
+    const rotated = await administration.rotate(record.id);
+    expect(rotated?.record.version).toBeGreaterThan(record.version);
+    for (const each of processes) {
+      expect(await statusOf(() => each.authenticate(secret))).toBe(401);
+      expect(await statusOf(() => each.authenticate(rotated!.secret))).toBe('ok');
+    }
+    for (const each of processes) each.close();
+  });
+
+  it('a lookup that read the old record before a change cannot put it back', async () => {
+    const { record, secret } = await administration.create({ name: 'racing' });
+    let releaseRead: (() => void) | undefined;
+    const slowStore: KeyStore = {
+      ...store,
+      async findByHash(keyHash) {
+        const found = await store.findByHash(keyHash);
+        await new Promise<void>((resolve) => (releaseRead = resolve));
+        return found;
+      },
+    };
+    // No shared tier: the slow read goes straight to the store.
+    const racing = makeAuthenticator({ store: slowStore, sharedCache: undefined });
+    const pending = racing.authenticate(secret) as Promise<unknown>;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await administration.revoke(record.id);
+    releaseRead!();
+    await pending;
+    // The stale (unrevoked) record was not cached: the next call reads the store again and refuses.
+    releaseRead = undefined;
+    const next = statusOf(() => racing.authenticate(secret));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    releaseRead?.();
+    expect(await next).toBe(401);
+    racing.close();
+  });
+
+  it('answers 503, not 500, when the store is unreachable and the key is not cached', async () => {
+    const broken: KeyStore = {
+      ...store,
+      findByHash: () => Promise.reject(new Error('connection refused')),
+    };
+    const unreachable = makeAuthenticator({ store: broken, sharedCache: undefined });
+    expect(await statusOf(() => unreachable.authenticate(generateVirtualKeySecret().secret))).toBe(503);
+    unreachable.close();
+  });
+});
