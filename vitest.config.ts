@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
  * Test projects: `unit` runs the tests that sit beside the code (plain Node, no servers); `e2e` starts the real
  * gateway on each runtime (Node cluster, workerd via wrangler, Deno) against a local mock upstream and drives it
  * with the real openai SDK. `pnpm test` builds first, because the Node e2e runs dist/server.js.
+ * Both start real PostgreSQL and Redis servers for the run (tests/services/global-setup.ts) unless
+ * TORII_TEST_DATABASE_URL / TORII_TEST_REDIS_URL point at running ones.
  */
 export default defineConfig({
   test: {
@@ -11,6 +13,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          globalSetup: ['tests/services/global-setup.ts'],
           include: [
             'src/**/*.test.ts',
             'providers/**/*.test.ts',
@@ -24,6 +27,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          globalSetup: ['tests/services/global-setup.ts'],
           include: ['tests/e2e/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
