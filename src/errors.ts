@@ -16,6 +16,9 @@ export type GatewayErrorType =
   | 'permission_error'
   | 'not_found_error'
   | 'rate_limit_error'
+  /** OpenAI's types for rate-limit refusals: which limit (requests or tokens per minute) refused. */
+  | 'requests'
+  | 'tokens'
   | 'insufficient_quota'
   | 'api_error'
   | 'upstream_error'

@@ -1,0 +1,30 @@
+/**
+ * Fixed rate-limit windows aligned to the epoch (a one-minute window starts on a whole UTC minute), and the
+ * duration format of OpenAI's `x-ratelimit-reset-*` headers.
+ *
+ * Fixed windows are cheap to share (one counter per key and window, no timestamps per request) and every process
+ * agrees on them without talking. Their cost is the boundary burst: a client that spends its whole quota at the end
+ * of one window and again at the start of the next gets up to twice the limit within one window length, never more.
+ */
+
+/** The start (epoch ms) of the window of length `windowMs` that holds `now` (epoch ms). */
+export function windowStartOf(now: number, windowMs: number): number {
+  return now - (((now % windowMs) + windowMs) % windowMs);
+}
+
+/**
+ * A duration in the format OpenAI sends in `x-ratelimit-reset-requests` and `x-ratelimit-reset-tokens` (Go's
+ * `time.Duration` text, whole milliseconds): `17ms`, `1s`, `1.5s`, `6m0s`, `1h2m3s`. Negative durations read `0s`.
+ */
+export function formatResetDuration(milliseconds: number): string {
+  const total = Math.max(0, Math.round(milliseconds));
+  if (total === 0) return '0s';
+  if (total < 1000) return `${total}ms`;
+  const hours = Math.floor(total / 3_600_000);
+  const minutes = Math.floor((total % 3_600_000) / 60_000);
+  const seconds = (total % 60_000) / 1000;
+  const secondsText = `${Number(seconds.toFixed(3))}s`;
+  if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
+  if (minutes > 0) return `${minutes}m${secondsText}`;
+  return secondsText;
+}
