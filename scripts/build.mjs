@@ -20,6 +20,8 @@ await build({
   format: 'esm',
   target: 'node22',
   sourcemap: true,
+  // PGlite loads its WebAssembly and data files from beside its own module: it must stay a package import.
+  external: ['@electric-sql/pglite'],
   banner: { js: requireShim },
   logLevel: 'warning',
 });

@@ -1,4 +1,8 @@
 import { Hono } from 'hono';
+import { createAdminKeysRoutes } from './admin/admin-keys-route.ts';
+import { createAdminUsageRoutes } from './admin/admin-usage-route.ts';
+import type { KeyAdministration } from './auth/key-administration.ts';
+import type { UsageQuery } from './usage/usage-query.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ProviderRegistry } from './canonical/provider-translator.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
@@ -10,7 +14,7 @@ import type { GatewayEnvironment, RouteDependencies } from './routes/gateway-con
 import { createFetchUpstream } from './routes/fetch-upstream.ts';
 import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
-import { observationOf } from './routes/request-observation.ts';
+import { finishRequest, type GatewayAccounting } from './routes/request-accounting.ts';
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
@@ -21,10 +25,14 @@ export interface GatewayOptions {
   config: GatewayConfig;
   /** The provider translators and presets; the package entry point passes the built-in ones. */
   providers: ProviderRegistry;
-  /** Who may call: the master-key authenticator, or (later) the virtual-key one. */
+  /** Who may call: the master-key authenticator, or the virtual-key one. */
   authenticator: Authenticator;
   /** Runtime services; anything omitted gets its Web-standard default. */
   services?: Partial<GatewayServices>;
+  /** Rate limits, budgets and the usage ledger; each part optional. */
+  accounting?: GatewayAccounting;
+  /** The admin API (master key only): `/admin/keys` with `keys`, `/admin/usage` with `usage`. */
+  administration?: { keys?: KeyAdministration; usage?: UsageQuery };
 }
 
 const defaultBodyLimitBytes = 4 * 1024 * 1024;
@@ -67,6 +75,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
     upstreamTimeoutMs: options.config.server?.upstreamTimeoutMs ?? defaultUpstreamTimeoutMs,
     startedAtSeconds: Math.floor(Date.now() / 1000),
+    accounting: options.accounting ?? {},
   };
   const { metrics, now } = services;
   const app = new Hono<GatewayEnvironment>();
@@ -81,8 +90,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
       const headers = c.res.headers;
       for (const [name, value] of Object.entries(withTimingHeaders(record, now(), {}))) headers.set(name, value);
     }
-    if (measured && !record.finishWhenStreamEnds)
-      metrics.requestFinished(observationOf(dependencies, record, c.res.status));
+    if (measured && !record.finishWhenStreamEnds) finishRequest(dependencies, record, c.res.status);
   });
 
   app.onError((error, c) => {
@@ -116,5 +124,15 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   app.all('/v1/embeddings', methodNotAllowed);
   app.get('/v1/models', createModelsHandler(dependencies));
   app.get('/v1/models/:model{.+}', createModelHandler(dependencies));
+  const adminDependencies = {
+    authenticator: options.authenticator,
+    modelGroups: dependencies.modelGroups,
+    bodyLimitBytes: dependencies.bodyLimitBytes,
+    now: () => Date.now(),
+  };
+  if (options.administration?.keys !== undefined)
+    app.route('/admin', createAdminKeysRoutes({ ...adminDependencies, keys: options.administration.keys }));
+  if (options.administration?.usage !== undefined)
+    app.route('/admin', createAdminUsageRoutes({ ...adminDependencies, usage: options.administration.usage }));
   return app;
 }

@@ -3,6 +3,12 @@ import { AggregatorRegistry } from 'prom-client';
 import { serveClusterMetrics } from './cluster-metrics.ts';
 import type { NodeServerSettings } from './node-environment.ts';
 
+/** What the primary does besides forking: serve each worker (RPC), and close its own resources before exiting. */
+export interface ClusterPrimaryHooks {
+  onFork?: (worker: Worker) => void;
+  beforeExit?: () => Promise<void>;
+}
+
 /**
  * The cluster primary: forks one worker per configured core, replaces workers that die unexpectedly, aggregates
  * their metrics, and on SIGTERM/SIGINT asks every worker to drain, then exits 0 once all have exited.
@@ -12,7 +18,16 @@ export function runClusterPrimary(
   settings: NodeServerSettings,
   workerEnvironment: Record<string, string>,
   announce: () => void,
+  hooks: ClusterPrimaryHooks = {},
 ): void {
+  const exit = (code: number): void => {
+    // What the primary owns (the usage writer, the database) is closed after the last worker has handed over.
+    void (hooks.beforeExit?.() ?? Promise.resolve())
+      .catch((error: unknown) =>
+        console.error(JSON.stringify({ level: 'error', message: 'shutdown failed', error: String(error) })),
+      )
+      .finally(() => process.exit(code));
+  };
   const aggregator = new AggregatorRegistry();
   let stopping = false;
   let listening = 0;
@@ -21,6 +36,7 @@ export function runClusterPrimary(
   const fork = (): Worker => {
     const worker = cluster.fork(workerEnvironment);
     serveClusterMetrics(worker, aggregator);
+    hooks.onFork?.(worker);
     worker.once('listening', () => {
       listening++;
       if (listening === settings.workers) announce();
@@ -30,7 +46,7 @@ export function runClusterPrimary(
 
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) exit(0);
       return;
     }
     const now = Date.now();
@@ -56,13 +72,13 @@ export function runClusterPrimary(
     if (stopping) return;
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
-    if (workers.length === 0) process.exit(0);
+    if (workers.length === 0) exit(0);
     for (const worker of workers) worker.process.kill('SIGTERM');
     setTimeout(() => {
       console.error(
         JSON.stringify({ level: 'warn', message: 'workers did not exit within the grace period; forcing exit' }),
       );
-      process.exit(0);
+      exit(0);
     }, settings.shutdownGraceMs + 5_000).unref();
   };
   process.on('SIGTERM', stop);

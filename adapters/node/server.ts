@@ -2,12 +2,24 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
+import { consoleLogger } from '../../src/services.ts';
 import { runClusterPrimary } from './cluster-primary.ts';
+import { clusterInvalidationChannel } from './cluster-remote-services.ts';
+import { broadcastToWorkers, createClusterRpcClient, serveClusterRpc } from './cluster-rpc.ts';
 import { createWorkerMetricsExposition } from './cluster-metrics.ts';
 import { readNodeServerSettings, type NodeServerSettings } from './node-environment.ts';
+import {
+  openClusterPrimaryDataPlane,
+  openClusterWorkerDataPlane,
+  openSingleProcessDataPlane,
+  type NodeDataPlane,
+} from './node-data-plane.ts';
 import { createNodeGateway } from './node-gateway.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
+
+/** How long shutdown may spend writing queued usage before the rest goes to the disk spill. */
+const usageFlushTimeoutMs = 5_000;
 
 /**
  * `node dist/server.js`: a cluster primary forking one worker per core (TORII_WORKERS overrides; 1 = a single
@@ -20,8 +32,23 @@ async function main(): Promise<void> {
     const masterKey = resolveMasterKey(process.env);
     // Validate the config once up front, so a bad config fails with one clear message instead of N crash loops.
     const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
-    runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, () =>
-      announce(settings, probe.configSource, probe.modelGroups, masterKey.generated ? masterKey.key : undefined),
+    // The primary owns the database and the usage writer; workers reach them over IPC (node-data-plane.ts).
+    const plane = await openClusterPrimaryDataPlane(process.env);
+    plane.setBroadcast((invalidation) =>
+      broadcastToWorkers(
+        Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
+        clusterInvalidationChannel,
+        invalidation,
+      ),
+    );
+    runClusterPrimary(
+      settings,
+      { TORII_MASTER_KEY: masterKey.key },
+      () => announce(settings, probe.configSource, probe.modelGroups, masterKey.generated ? masterKey.key : undefined),
+      {
+        onFork: (worker) => serveClusterRpc(worker, plane.handlers),
+        beforeExit: () => plane.close({ timeoutMs: usageFlushTimeoutMs }),
+      },
     );
     return;
   }
@@ -32,7 +59,11 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean)
   const masterKey = resolveMasterKey(process.env);
   const running: { server?: NodeHttpServer } = {};
   const metrics = createPrometheusMetrics();
+  const dataPlane: NodeDataPlane = isClusterWorker
+    ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), consoleLogger)
+    : await openSingleProcessDataPlane(process.env, consoleLogger);
   const gateway = await createNodeGateway(process.env, {
+    dataPlane,
     masterKey: masterKey.key,
     metrics,
     isReady: () => running.server?.isAccepting() ?? false,
@@ -55,6 +86,12 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean)
     if (unfinished > 0)
       console.error(
         JSON.stringify({ level: 'warn', message: 'grace period over; closing unfinished requests', unfinished }),
+      );
+    // Usage of every finished request goes to the database (or the primary, or the disk spill) before exit.
+    await dataPlane
+      .close({ timeoutMs: usageFlushTimeoutMs })
+      .catch((error: unknown) =>
+        console.error(JSON.stringify({ level: 'error', message: 'usage flush failed', error: String(error) })),
       );
     process.exit(0);
   };

@@ -47,6 +47,8 @@ export type KeyLookupTier = 'local' | 'shared' | 'store';
 export interface VirtualKeyAuthenticator extends Authenticator {
   /** Drops local entries older than the invalidation (called by the bus subscription; public for tests). */
   invalidate(invalidation: KeyInvalidation): void;
+  /** Drops every local entry (the invalidation bus may have missed messages, e.g. while Redis was unreachable). */
+  forgetAll(): void;
   /** Counts of lookups answered by each tier since start. */
   lookups(): Record<KeyLookupTier, number>;
   /** Stops listening to the invalidation bus. */
@@ -224,6 +226,9 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
         if (entry !== undefined && (entry.record === null || entry.record.version < invalidation.version))
           local.delete(hash);
       }
+    },
+    forgetAll() {
+      local.clear();
     },
     lookups: () => ({ ...counts }),
     close() {

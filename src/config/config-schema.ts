@@ -17,6 +17,19 @@ export const deploymentConfigSchema = z.strictObject({
   headers: z.optional(z.record(z.string(), z.string())),
   /** Provider-specific options (e.g. `anthropicVersion`, `defaultMaxTokens`). */
   options: z.optional(z.record(z.string(), z.unknown())),
+  /**
+   * Prices of this deployment in US dollars per million tokens, over the bundled price table (negotiated rates, a
+   * model the table does not know, a self-hosted model that costs 0).
+   */
+  pricing: z.optional(
+    z.strictObject({
+      input: z.optional(z.number().check(z.gte(0))),
+      output: z.optional(z.number().check(z.gte(0))),
+      cachedInput: z.optional(z.number().check(z.gte(0))),
+      cacheWriteInput: z.optional(z.number().check(z.gte(0))),
+      reasoning: z.optional(z.number().check(z.gte(0))),
+    }),
+  ),
 });
 
 /** A model group: the name clients put in `model`, served by one or more deployments. */

@@ -1,11 +1,23 @@
 import type { AuthContext } from '../auth/authenticator.ts';
 import { presentedSecret } from '../auth/presented-secret.ts';
 import type { RouteDependencies } from './gateway-context.ts';
+import type { RequestRecord } from './request-record.ts';
 
-/** Authenticates a request with the gateway's authenticator; throws the 401 GatewayError on failure. */
+/**
+ * Authenticates a request with the gateway's authenticator and notes the caller on the record; throws the 401
+ * GatewayError on failure.
+ */
 export function authenticateRequest(
   dependencies: RouteDependencies,
   request: Request,
+  record: RequestRecord,
 ): AuthContext | Promise<AuthContext> {
-  return dependencies.authenticator.authenticate(presentedSecret(request.headers));
+  const auth = dependencies.authenticator.authenticate(presentedSecret(request.headers));
+  if (auth instanceof Promise)
+    return auth.then((caller) => {
+      record.auth = caller;
+      return caller;
+    });
+  record.auth = auth;
+  return auth;
 }

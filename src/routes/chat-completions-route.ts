@@ -16,7 +16,7 @@ import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
 import { transformBody } from './transform-body.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
-import { observationOf } from './request-observation.ts';
+import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
 
@@ -43,11 +43,15 @@ export function createChatCompletionsHandler(dependencies: RouteDependencies) {
     const record = c.var.record;
     record.operation = 'chat';
     const request = c.req.raw;
-    const auth = await authenticateRequest(dependencies, request);
-    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes);
+    const auth = await authenticateRequest(dependencies, request, record);
+    const measured = { textLength: 0 };
+    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes, measured);
     const chat = validateOpenAIChatRequest(body);
     record.stream = chat.stream === true;
+    record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
     const deployment = resolveDeployment(dependencies, auth, chat.model, 'chat', record);
+    const admitted = admitRequest(dependencies, auth, record, chat.max_completion_tokens ?? chat.max_tokens ?? 0);
+    if (admitted !== undefined) await admitted;
     if (deployment.translator.nativeDialects.includes('openai-chat')) {
       return passThroughChat(dependencies, deployment, body, chat, request.signal, record);
     }
@@ -62,7 +66,7 @@ function finishStream(
   record.finishWhenStreamEnds = true;
   return (usage) => {
     record.usage = usage;
-    dependencies.services.metrics.requestFinished(observationOf(dependencies, record, 200));
+    finishRequest(dependencies, record, 200);
   };
 }
 
@@ -86,6 +90,7 @@ async function passThroughChat(
       response.body,
       createOpenAIPassthroughTransformer(clientWantsUsage, finishStream(dependencies, record)),
       openAIStreamBreakEvent(target.providerName),
+      () => (record.firstByteAt = dependencies.services.now()),
     );
     return eventStreamResponse(dependencies, record, stream);
   }
@@ -117,6 +122,7 @@ async function translateChat(
         onEnd: finishStream(dependencies, record),
       }),
       openAIStreamBreakEvent(target.providerName),
+      () => (record.firstByteAt = dependencies.services.now()),
     );
     return eventStreamResponse(dependencies, record, stream);
   }

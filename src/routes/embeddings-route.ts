@@ -12,6 +12,7 @@ import { callDeployment, readUpstreamText } from './call-upstream.ts';
 import { invalidUpstreamBody, jsonResponse } from './gateway-responses.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
+import { admitRequest, estimateTokensFromText } from './request-accounting.ts';
 import { resolveDeployment } from './resolve-route.ts';
 
 /** `POST /v1/embeddings`: passed through to OpenAI-compatible upstreams, translated for the others. */
@@ -20,14 +21,18 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
     const record = c.var.record;
     record.operation = 'embeddings';
     const request = c.req.raw;
-    const auth = await authenticateRequest(dependencies, request);
-    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes);
+    const auth = await authenticateRequest(dependencies, request, record);
+    const measured = { textLength: 0 };
+    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes, measured);
+    record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
     const result = openAIEmbeddingsRequestSchema.safeParse(body);
     if (!result.success) {
       const problem = firstValidationProblem(result.error.issues);
       throw invalidRequest(problem.message, problem.param);
     }
     const deployment = resolveDeployment(dependencies, auth, result.data.model, 'embeddings', record);
+    const admitted = admitRequest(dependencies, auth, record, 0);
+    if (admitted !== undefined) await admitted;
     const { translator, target } = deployment;
     const native =
       translator.nativeDialects.includes('openai-embeddings') && translator.buildNativeRequest !== undefined;

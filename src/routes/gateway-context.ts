@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
 import type { GatewayServices } from '../services.ts';
+import type { GatewayAccounting } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** Hono environment of the gateway app: the per-request record lives in `c.var.record`. */
@@ -21,4 +22,6 @@ export interface RouteDependencies {
   upstreamTimeoutMs: number;
   /** Unix seconds when the gateway started (the `created` of /v1/models entries). */
   startedAtSeconds: number;
+  /** Limits, budgets and the usage ledger (all optional). */
+  accounting: GatewayAccounting;
 }

@@ -10,7 +10,7 @@ function modelEntry(name: string, created: number): Record<string, unknown> {
 export function createModelsHandler(dependencies: RouteDependencies) {
   return async (c: GatewayContext): Promise<Response> => {
     c.var.record.operation = 'models';
-    const auth = await authenticateRequest(dependencies, c.req.raw);
+    const auth = await authenticateRequest(dependencies, c.req.raw, c.var.record);
     const data = [...dependencies.modelGroups.keys()]
       .filter((name) => auth.allowedModelGroups === 'all' || auth.allowedModelGroups.has(name))
       .map((name) => modelEntry(name, dependencies.startedAtSeconds));
@@ -22,7 +22,7 @@ export function createModelsHandler(dependencies: RouteDependencies) {
 export function createModelHandler(dependencies: RouteDependencies) {
   return async (c: GatewayContext): Promise<Response> => {
     c.var.record.operation = 'models';
-    const auth = await authenticateRequest(dependencies, c.req.raw);
+    const auth = await authenticateRequest(dependencies, c.req.raw, c.var.record);
     const name = c.req.param('model') ?? '';
     const allowed = auth.allowedModelGroups === 'all' || auth.allowedModelGroups.has(name);
     if (!dependencies.modelGroups.has(name) || !allowed) throw modelNotFound(name);

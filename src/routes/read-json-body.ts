@@ -38,7 +38,11 @@ async function readLimitedText(request: Request, limit: number): Promise<string>
  * Reads a request body as a JSON object, enforcing the size limit before buffering when `content-length` is sent
  * and while reading when it is not. Empty, malformed or non-object bodies get a 400 in the client's envelope.
  */
-export async function readJsonObjectBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+export async function readJsonObjectBody(
+  request: Request,
+  limit: number,
+  measured?: { textLength: number },
+): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await readLimitedText(request, limit);
@@ -47,6 +51,7 @@ export async function readJsonObjectBody(request: Request, limit: number): Promi
     throw invalidRequest('Could not read the request body.', null, 'invalid_body');
   }
   if (text.length > limit) throw tooLarge(limit);
+  if (measured !== undefined) measured.textLength = text.length;
   if (text.trim().length === 0)
     throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json');
   const parsed = parseJson(text);

@@ -1,4 +1,7 @@
+import type { AuthContext } from '../auth/authenticator.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import type { RateLimitReservation } from '../limits/rate-limit-outcome.ts';
+import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 
 /** What the gateway knows about one request while serving it; filled step by step along the request path. */
 export interface RequestRecord {
@@ -19,6 +22,20 @@ export interface RequestRecord {
   finishWhenStreamEnds: boolean;
   /** Whether the handler already put the timing headers on its response (see withTimingHeaders). */
   timingHeadersSent: boolean;
+  /** Wall-clock start (epoch ms), for the usage ledger. */
+  startedAtWall: number;
+  /** The authenticated caller; undefined until authentication succeeded. */
+  auth: AuthContext | undefined;
+  /** The deployment serving the request, once routed. */
+  deployment: ResolvedDeployment | undefined;
+  /** Prompt tokens estimated from the request body (TPM reservation, and the ledger when the upstream gives none). */
+  estimatedInputTokens: number;
+  /** The rate-limit reservation to settle when the request finishes. */
+  reservation: RateLimitReservation | undefined;
+  /** Extra headers for the successful response (`x-ratelimit-*`). */
+  responseHeaders: Record<string, string> | undefined;
+  /** Monotonic time (ms) the first streamed bytes went to the client. */
+  firstByteAt: number | undefined;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -38,5 +55,12 @@ export function createRequestRecord(clientRequestId: string | null, startedAt: n
     usage: undefined,
     finishWhenStreamEnds: false,
     timingHeadersSent: false,
+    startedAtWall: Date.now(),
+    auth: undefined,
+    deployment: undefined,
+    estimatedInputTokens: 0,
+    reservation: undefined,
+    responseHeaders: undefined,
+    firstByteAt: undefined,
   };
 }

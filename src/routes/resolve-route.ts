@@ -31,6 +31,7 @@ export function resolveDeployment(
   record.modelGroup = model;
   const deployment = pickDeployment(group);
   record.provider = deployment.target.providerName;
+  record.deployment = deployment;
   if (!deployment.translator.operations.includes(operation)) {
     throw new GatewayError({
       status: 400,

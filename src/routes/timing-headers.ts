@@ -18,5 +18,6 @@ export function withTimingHeaders(
     ? `gateway;dur=${overhead}, upstream;dur=${record.upstreamMs.toFixed(3)}`
     : `gateway;dur=${overhead}`;
   record.timingHeadersSent = true;
+  if (record.responseHeaders !== undefined) Object.assign(headers, record.responseHeaders);
   return headers;
 }

@@ -11,7 +11,9 @@ export function transformBody(
   source: ReadableStream<Uint8Array>,
   transformer: CancellableTransformer<Uint8Array, Uint8Array>,
   renderSourceError?: (error: unknown) => Uint8Array,
+  onFirstOutput?: () => void,
 ): ReadableStream<Uint8Array> {
+  let firstOutput = onFirstOutput;
   const reader = source.getReader();
   const pending: Uint8Array[] = [];
   let terminated = false;
@@ -52,6 +54,10 @@ export function transformBody(
         } else {
           await transformer.transform?.(value, controller);
         }
+      }
+      if (firstOutput !== undefined && pending.length > 0) {
+        firstOutput();
+        firstOutput = undefined;
       }
       for (const chunk of pending) output.enqueue(chunk);
       pending.length = 0;

@@ -11,6 +11,7 @@ function group(weights: number[]): ResolvedModelGroup {
     id: `group/${index}`,
     translator,
     weight,
+    price: undefined,
     target: { providerName: 'openai', baseURL: 'https://x', model: 'm', apiKey: 'k', headers: {}, options: {} },
   }));
   return { name: 'group', deployments, totalWeight: weights.reduce((sum, weight) => sum + weight, 0) };

@@ -1,7 +1,20 @@
 import type { ProviderRegistry, ProviderTranslator } from '../canonical/provider-translator.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { GatewayConfig } from '../config/config-schema.ts';
+import { lookupPrice } from '../usage/price-lookup.ts';
+import type { ModelPriceOverride } from '../usage/price-model.ts';
 import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployment.ts';
+
+function priceOverride(pricing: GatewayConfig['modelGroups'][string]['deployments'][number]['pricing']) {
+  if (pricing === undefined) return undefined;
+  const override: ModelPriceOverride = {};
+  if (pricing.input !== undefined) override.inputPerMillion = pricing.input;
+  if (pricing.output !== undefined) override.outputPerMillion = pricing.output;
+  if (pricing.cachedInput !== undefined) override.cachedInputPerMillion = pricing.cachedInput;
+  if (pricing.cacheWriteInput !== undefined) override.cacheWriteInputPerMillion = pricing.cacheWriteInput;
+  if (pricing.reasoning !== undefined) override.reasoningPerMillion = pricing.reasoning;
+  return override;
+}
 
 /**
  * Resolves every deployment of the config against the provider registry: the translator, the preset's base URL
@@ -39,10 +52,16 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         problems.push(`${path}.apiKey: required for provider "${deployment.provider}"`);
         return;
       }
+      const override = priceOverride(deployment.pricing);
       deployments.push({
         id: `${name}/${index}`,
         translator,
         weight: deployment.weight ?? 1,
+        // Priced once at start: the request path multiplies, it never searches the table.
+        price: lookupPrice(deployment.model, {
+          provider: deployment.provider,
+          ...(override === undefined ? {} : { override }),
+        })?.price,
         target: {
           providerName: deployment.provider,
           baseURL: baseURL.replace(/\/+$/, ''),

@@ -1,4 +1,5 @@
 import type { ProviderTranslator, UpstreamTarget } from '../canonical/provider-translator.ts';
+import type { ModelPrice } from '../usage/price-model.ts';
 
 /** A deployment ready to call: its translator and its upstream target, resolved once at start. */
 export interface ResolvedDeployment {
@@ -7,6 +8,8 @@ export interface ResolvedDeployment {
   translator: ProviderTranslator;
   target: UpstreamTarget;
   weight: number;
+  /** The upstream model's price (bundled table, config override); undefined when unknown (cost recorded as 0). */
+  price: ModelPrice | undefined;
 }
 
 /** A model group ready to route: its name and deployments. */

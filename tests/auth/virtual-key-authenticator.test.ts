@@ -143,12 +143,12 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
 
   it('a lookup that read the old record before a change cannot put it back', async () => {
     const { record, secret } = await administration.create({ name: 'racing' });
-    let releaseRead: (() => void) | undefined;
+    const gate: { releaseRead?: () => void } = {};
     const slowStore: KeyStore = {
       ...store,
       async findByHash(keyHash) {
         const found = await store.findByHash(keyHash);
-        await new Promise<void>((resolve) => (releaseRead = resolve));
+        await new Promise<void>((resolve) => (gate.releaseRead = resolve));
         return found;
       },
     };
@@ -157,13 +157,13 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     const pending = racing.authenticate(secret) as Promise<unknown>;
     await new Promise((resolve) => setTimeout(resolve, 50));
     await administration.revoke(record.id);
-    releaseRead!();
+    gate.releaseRead!();
     await pending;
     // The stale (unrevoked) record was not cached: the next call reads the store again and refuses.
-    releaseRead = undefined;
+    delete gate.releaseRead;
     const next = statusOf(() => racing.authenticate(secret));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    releaseRead?.();
+    (gate.releaseRead as (() => void) | undefined)?.();
     expect(await next).toBe(401);
     racing.close();
   });

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 
 /** A gateway started for a test: where to reach it and how to stop it. */
@@ -50,8 +53,11 @@ export async function spawnGateway(
   args: string[],
   options: { env: Record<string, string>; port: number; readyTimeoutMs: number; cwd?: string },
 ): Promise<RunningGateway> {
+  // Each gateway keeps its embedded database and usage spill in a directory of its own unless the test says otherwise
+  // (PGlite allows one process per directory, and tests run in parallel).
+  const dataDirectory = mkdtempSync(join(tmpdir(), 'torii-e2e-data-'));
   const child = spawn(command, args, {
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, TORII_DATA_DIR: dataDirectory, ...options.env },
     cwd: options.cwd ?? process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -1,0 +1,142 @@
+import type { AuthContext } from '../auth/authenticator.ts';
+import type { VirtualKeyRecord } from '../auth/virtual-key-record.ts';
+import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { rateLimitError } from '../limits/rate-limit-error.ts';
+import type { RateLimitOutcome } from '../limits/rate-limit-outcome.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { costOf } from '../usage/usage-cost.ts';
+import type { UsageEvent } from '../usage/usage-event.ts';
+import type { RouteDependencies } from './gateway-context.ts';
+import { observationOf } from './request-observation.ts';
+import type { RequestRecord } from './request-record.ts';
+
+/**
+ * A key's spend budget as the request path sees it. `check` answers from memory (a Promise only the first time a
+ * key is seen, while its spend loads) and throws the 429 `insufficient_quota` GatewayError when the key is over
+ * budget; `record` adds a finished request's cost (in memory; shared counters are updated in the background).
+ */
+export interface BudgetGate {
+  check(key: VirtualKeyRecord): void | Promise<void>;
+  record(key: VirtualKeyRecord, costUsd: number): void;
+}
+
+/**
+ * Limits, budgets and the ledger, as the gateway's request path uses them. Every part is optional: without them the
+ * gateway serves the master key with no limits and keeps no ledger.
+ */
+export interface GatewayAccounting {
+  rateLimiter?: RateLimiter;
+  budgets?: BudgetGate;
+  /** Takes one usage event per finished request; synchronous and non-blocking (an in-memory queue's enqueue). */
+  recordUsage?: (event: UsageEvent) => void;
+}
+
+/** Prompt tokens estimated from a request body's size: about four characters a token, JSON syntax included. */
+export function estimateTokensFromText(length: number): number {
+  return Math.ceil(length / 4);
+}
+
+function applyOutcome(rateLimiter: RateLimiter, outcome: RateLimitOutcome, record: RequestRecord): void {
+  if (!outcome.allowed) throw rateLimitError(outcome);
+  record.reservation = outcome;
+  record.responseHeaders = rateLimiter.headers(outcome);
+}
+
+function reserve(
+  rateLimiter: RateLimiter | undefined,
+  key: VirtualKeyRecord,
+  record: RequestRecord,
+  completionAllowance: number,
+): void | Promise<void> {
+  if (rateLimiter === undefined || (key.rpmLimit === null && key.tpmLimit === null)) return;
+  const outcome = rateLimiter.reserve({
+    keyId: key.id,
+    rpmLimit: key.rpmLimit,
+    tpmLimit: key.tpmLimit,
+    estimatedTokens: record.estimatedInputTokens + completionAllowance,
+  });
+  if (outcome instanceof Promise) return outcome.then((settled) => applyOutcome(rateLimiter, settled, record));
+  applyOutcome(rateLimiter, outcome, record);
+}
+
+/**
+ * Admits a routed request for a virtual key: budget first (a key over budget is refused whatever its rate), then
+ * the RPM/TPM reservation (the prompt estimate plus `completionAllowance`, the request's max tokens). Throws the
+ * 429 that refuses it. Synchronous when the key's state is in memory, which is the common case.
+ */
+export function admitRequest(
+  dependencies: RouteDependencies,
+  auth: AuthContext,
+  record: RequestRecord,
+  completionAllowance: number,
+): void | Promise<void> {
+  const key = auth.key;
+  if (key === undefined) return;
+  const { rateLimiter, budgets } = dependencies.accounting;
+  const budgetCheck = key.budget !== null && budgets !== undefined ? budgets.check(key) : undefined;
+  if (budgetCheck instanceof Promise)
+    return budgetCheck.then(() => reserve(rateLimiter, key, record, completionAllowance));
+  return reserve(rateLimiter, key, record, completionAllowance);
+}
+
+const ledgerOperations = new Set(['chat', 'embeddings']);
+
+/**
+ * A token count as the ledger stores it: a whole number in Postgres `integer` range. Upstreams report what they
+ * like; one absurd number must not make the database refuse a whole batch forever.
+ */
+function tokenCount(value: number | undefined): number {
+  if (value === undefined || !Number.isFinite(value) || value <= 0) return 0;
+  return Math.min(Math.round(value), 2_147_483_647);
+}
+
+/**
+ * Everything that happens when a request is over (the response sent, or the stream ended): metrics, the rate-limit
+ * settlement with real usage, the key's spend, and one usage event for the ledger. Memory operations only.
+ */
+export function finishRequest(dependencies: RouteDependencies, record: RequestRecord, status: number): void {
+  const observation = observationOf(dependencies, record, status);
+  dependencies.services.metrics.requestFinished(observation);
+  const auth = record.auth;
+  if (auth === undefined || record.operation === undefined || !ledgerOperations.has(record.operation)) return;
+  const { rateLimiter, budgets, recordUsage } = dependencies.accounting;
+  const reported = record.usage;
+  const estimated = reported === undefined && record.calledUpstream && status < 400;
+  const usage: CanonicalUsage = reported ?? {
+    inputTokens: estimated ? record.estimatedInputTokens : 0,
+    outputTokens: 0,
+    totalTokens: estimated ? record.estimatedInputTokens : 0,
+  };
+  const price = record.deployment?.price;
+  const computedCost = price === undefined ? 0 : costOf(usage, price);
+  const costUsd = Number.isFinite(computedCost) && computedCost > 0 ? computedCost : 0;
+  if (record.reservation !== undefined && rateLimiter !== undefined) {
+    if (record.calledUpstream) rateLimiter.settle(record.reservation, usage.totalTokens);
+    else rateLimiter.release(record.reservation);
+  }
+  if (auth.key !== undefined && costUsd > 0) budgets?.record(auth.key, costUsd);
+  if (recordUsage === undefined) return;
+  const deployment = record.deployment;
+  recordUsage({
+    requestId: record.requestId,
+    keyId: auth.key?.id ?? null,
+    modelGroup: record.modelGroup ?? null,
+    provider: record.provider ?? null,
+    deployment: deployment?.id ?? null,
+    upstreamModel: deployment?.target.model ?? null,
+    operation: record.operation,
+    inputTokens: tokenCount(usage.inputTokens),
+    outputTokens: tokenCount(usage.outputTokens),
+    cachedInputTokens: tokenCount(usage.cachedInputTokens),
+    reasoningTokens: tokenCount(usage.reasoningTokens),
+    usageSource: reported !== undefined ? 'provider' : estimated ? 'estimate' : 'none',
+    costUsd,
+    status,
+    stream: record.stream,
+    latencyMs: observation.durationMs,
+    timeToFirstTokenMs: record.firstByteAt === undefined ? null : record.firstByteAt - record.startedAt,
+    overheadMs: observation.overheadMs,
+    startedAt: record.startedAtWall,
+    finishedAt: record.startedAtWall + observation.durationMs,
+  });
+}
