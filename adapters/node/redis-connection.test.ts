@@ -1,20 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GatewayLogger } from '../../src/services.ts';
+import { recordingLogger } from '../../tests/support/recording-logger.ts';
 import { openRedisConnection, whenRedisReady } from './redis-connection.ts';
 import { startFreezableProxy } from './redis-freezable-proxy.test-helper.ts';
 import { createRedisKeyValueCache } from './redis-key-value-cache.ts';
-
-function recordingLogger() {
-  const lines: { level: string; message: string }[] = [];
-  const logger: GatewayLogger = {
-    info: (message) => lines.push({ level: 'info', message }),
-    warn: (message) => lines.push({ level: 'warn', message }),
-    error: (message) => lines.push({ level: 'error', message }),
-  };
-  return { logger, lines };
-}
 
 async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');

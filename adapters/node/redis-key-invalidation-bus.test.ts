@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyInvalidation } from '../../src/auth/key-invalidation.ts';
-import type { GatewayLogger } from '../../src/services.ts';
+import { recordingLogger } from '../../tests/support/recording-logger.ts';
 import { openRedisConnection, openRedisSubscriberConnection, whenRedisReady } from './redis-connection.ts';
 import { startFreezableProxy } from './redis-freezable-proxy.test-helper.ts';
 import {
@@ -21,17 +21,6 @@ function testRedisUrl(): string {
 
 const hashA = 'a'.repeat(64);
 const hashB = 'b'.repeat(64);
-
-/** A logger that keeps what it is told, for assertions. */
-function recordingLogger() {
-  const lines: { level: string; message: string }[] = [];
-  const logger: GatewayLogger = {
-    info: (message) => lines.push({ level: 'info', message }),
-    warn: (message) => lines.push({ level: 'warn', message }),
-    error: (message) => lines.push({ level: 'error', message }),
-  };
-  return { logger, lines };
-}
 
 /** Resolves with the next `count` invalidations a bus delivers to a listener, or rejects after `timeoutMs`. */
 function nextInvalidations(bus: RedisKeyInvalidationBus, count: number, timeoutMs = 5_000) {

@@ -1,20 +1,9 @@
+import { testRedisUrl } from '../../tests/services/test-redis.ts';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeLimitStoreConformance } from '../../tests/conformance/limit-store-suite.ts';
 import { createRedisLimitStore } from './redis-limit-store.ts';
-
-/** The Redis the tests use (tests/services/global-setup.ts starts one); unset is an error, never a skip. */
-function testRedisUrl(): string {
-  const url = process.env.TORII_TEST_REDIS_URL;
-  if (!url) {
-    throw new Error(
-      'TORII_TEST_REDIS_URL is not set: the Redis limit store is tested against a real Redis. Run through vitest ' +
-        '(its global setup starts one) or point the variable at a running server.',
-    );
-  }
-  return url;
-}
 
 describeLimitStoreConformance('redis', async () => {
   const url = testRedisUrl();

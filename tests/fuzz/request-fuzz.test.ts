@@ -1,17 +1,7 @@
+import { seededRandom } from '../support/seeded-random.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../adapters/library/index.ts';
 import { mockUpstreamApiKey, startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
-
-/** A small deterministic PRNG (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const validChat = {
   model: 'fast',
@@ -145,7 +135,7 @@ describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
   });
 
   it('answers every malformed body with a 4xx in the exact OpenAI envelope (seeded, 600 cases)', async () => {
-    const next = random(20261121);
+    const next = seededRandom(20261121);
     const failures: string[] = [];
     const statuses: Record<number, number> = {};
     for (let index = 0; index < 600; index++) {

@@ -11,6 +11,7 @@
  *
  * The window is 2 s (an option of the limiter; one minute by default) so the test takes about 4 s.
  */
+import { testRedisUrl } from '../services/test-redis.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -19,17 +20,6 @@ import { describe, expect, it } from 'vitest';
 import type { HammerPlan, HammerReport, HammerTarget } from './limit-hammer-worker.ts';
 
 const workerPath = fileURLToPath(new URL('./limit-hammer-worker.ts', import.meta.url));
-
-function redisUrl(): string {
-  const url = process.env.TORII_TEST_REDIS_URL;
-  if (!url) {
-    throw new Error(
-      'TORII_TEST_REDIS_URL is not set: the two-process limit test needs a real Redis. Run through vitest (its ' +
-        'global setup starts one) or point the variable at a running server.',
-    );
-  }
-  return url;
-}
 
 /** Forks a hammer process and resolves once it is ready for its plan. */
 function startWorker(): Promise<ChildProcess> {
@@ -55,7 +45,7 @@ function runWorker(child: ChildProcess, plan: HammerPlan): Promise<HammerReport>
 
 describe('rate limits shared by two processes through Redis', () => {
   it('admits N in total in strict and leased mode, and about 2N when each process counts alone', async () => {
-    const url = redisUrl();
+    const url = testRedisUrl();
     const keyPrefix = `torii-test:${randomUUID()}:`;
     const windowMs = 2_000;
     const requestLimit = 150;

@@ -1,17 +1,7 @@
+import { seededRandom } from '../../../tests/support/seeded-random.ts';
 import { describe, expect, it } from 'vitest';
 import { isPlainOpenAIChatRequest } from './openai-chat-plain-check.ts';
 import { openAIChatRequestSchema } from './openai-chat-request-schema.ts';
-
-/** mulberry32: deterministic, so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const plainBody = {
   model: 'gpt-4o-mini',
@@ -84,7 +74,7 @@ function pick<T>(next: () => number, values: readonly T[]): T {
 }
 
 function mutate(seed: number): Record<string, unknown> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const body: Record<string, unknown> = structuredClone(plainBody);
   const edits = 1 + Math.floor(next() * 3);
   for (let edit = 0; edit < edits; edit++) {
