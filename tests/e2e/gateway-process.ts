@@ -11,6 +11,8 @@ export interface RunningGateway {
   stop(): Promise<number | null>;
   /** Everything the process printed so far (for failure messages). */
   output(): string;
+  /** The process id of the spawned process (the cluster primary for a Node cluster), when it has one. */
+  pid?: number;
 }
 
 /** A free loopback port. */
@@ -76,6 +78,7 @@ export async function spawnGateway(
   return {
     baseURL,
     output,
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
+import { createEmptyTestDatabase } from '../services/test-database.ts';
+import {
+  childProcessIds,
+  createVirtualKey,
+  ledgerRowCounts,
+  openaiClient,
+  rawChat,
+  requiredServiceUrl,
+  sleep,
+  startAccountingGateway,
+  waitFor,
+} from './accounting-harness.ts';
+import { startLoad, type LoadRequest } from './accounting-load.ts';
+
+/** Successful requests without a ledger row, and any id with more than one. */
+async function compareWithLedger(databaseUrl: string, idPrefix: string, requests: readonly LoadRequest[]) {
+  const counts = await ledgerRowCounts(databaseUrl, idPrefix);
+  const sent = new Set(requests.map((request) => request.requestId));
+  const succeeded = requests.filter((request) => request.succeeded);
+  return {
+    succeeded,
+    missing: succeeded.filter((request) => !counts.has(request.requestId)),
+    duplicated: [...counts].filter(([, rows]) => rows !== 1),
+    unknown: [...counts.keys()].filter((requestId) => !sent.has(requestId)),
+    rowsOfFailedRequests: requests.filter((request) => !request.succeeded && counts.has(request.requestId)).length,
+  };
+}
+
+// The usage ledger of a cluster of two workers: nothing lost on SIGTERM, a bounded loss when a worker is killed.
+describe('the usage ledger under load (cluster of 2, Postgres + Redis)', { timeout: 60_000 }, () => {
+  let mock: MockUpstream;
+  let database: { url: string; drop(): Promise<void> };
+  let redisUrl: string;
+
+  beforeAll(async () => {
+    redisUrl = requiredServiceUrl('TORII_TEST_REDIS_URL');
+    mock = await startMockUpstream();
+    database = await createEmptyTestDatabase();
+  });
+
+  afterAll(async () => {
+    await mock?.close();
+    await database?.drop();
+  });
+
+  it('writes exactly one row per successful request when SIGTERM arrives mid-load', async () => {
+    const gateway = await startAccountingGateway({ mockUrl: mock.url, databaseUrl: database.url, redisUrl });
+    try {
+      const { key } = await createVirtualKey(gateway, { name: 'e2e-sigterm' });
+      const idPrefix = `sigterm-${crypto.randomUUID()}`;
+      // Every 4th request is a stream from `gpt-slow` (about 2 s), so streams are mid-flight at SIGTERM.
+      const load = startLoad({
+        client: openaiClient(gateway, key, { reuseConnections: true }),
+        idPrefix,
+        concurrency: 60,
+        total: 300,
+        streamModel: 'gpt-slow',
+      });
+      await waitFor('120 finished requests', async () => load.requests.length >= 120, 30_000, 5);
+      const signalledAt = performance.now();
+      const exitCode = await gateway.stop();
+      await load.done;
+      expect(exitCode).toBe(0);
+      const drainedStreams = load.requests.filter(
+        (request) =>
+          request.succeeded && request.stream && request.sentAt < signalledAt && request.finishedAt > signalledAt,
+      );
+      const result = await compareWithLedger(database.url, idPrefix, load.requests);
+      console.log(
+        `SIGTERM: ${load.requests.length} requests, ${result.succeeded.length} succeeded ` +
+          `(${drainedStreams.length} streams in flight at SIGTERM finished), ${result.missing.length} without a row, ` +
+          `${result.rowsOfFailedRequests} rows for requests the client saw fail`,
+      );
+      expect(load.requests).toHaveLength(300);
+      expect(result.succeeded.length).toBeGreaterThanOrEqual(120);
+      expect(drainedStreams.length).toBeGreaterThan(0);
+      expect(result.missing).toEqual([]);
+      expect(result.duplicated).toEqual([]);
+      expect(result.unknown).toEqual([]);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('loses at most the last moments of a worker killed with SIGKILL; the primary replaces it', async () => {
+    const gateway = await startAccountingGateway({ mockUrl: mock.url, databaseUrl: database.url, redisUrl });
+    try {
+      const { key } = await createVirtualKey(gateway, { name: 'e2e-kill' });
+      const idPrefix = `kill-${crypto.randomUUID()}`;
+      const workersBefore = childProcessIds(gateway.pid as number);
+      expect(workersBefore).toHaveLength(2);
+      // A new connection per request, so both workers serve the load the whole time.
+      const load = startLoad({
+        client: openaiClient(gateway, key),
+        idPrefix,
+        concurrency: 16,
+        streamEvery: 4,
+      });
+      await sleep(2_000);
+      const victim = workersBefore[0] as number;
+      process.kill(victim, 'SIGKILL');
+      const killedAt = performance.now();
+      let workersAfter: number[] = [];
+      await waitFor(
+        'a replacement worker',
+        async () => {
+          workersAfter = childProcessIds(gateway.pid as number);
+          return workersAfter.length === 2 && !workersAfter.includes(victim);
+        },
+        15_000,
+      );
+      await sleep(1_500);
+      await load.stop();
+      // The replacement serves: both workers answer fresh connections.
+      for (let index = 0; index < 4; index++) expect((await rawChat(gateway, key)).status).toBe(200);
+      expect(await gateway.stop()).toBe(0);
+
+      const result = await compareWithLedger(database.url, idPrefix, load.requests);
+      const windowStart = killedAt - 500;
+      const inWindow = result.succeeded.filter(
+        (request) => request.finishedAt >= windowStart && request.finishedAt <= killedAt + 250,
+      );
+      const succeededAfterKill = result.succeeded.filter((request) => request.sentAt > killedAt).length;
+      console.log(
+        `kill -9: ${load.requests.length} requests, ${result.succeeded.length} succeeded ` +
+          `(${succeededAfterKill} sent after the kill), ${load.requests.length - result.succeeded.length} failed; ` +
+          `${result.missing.length} successful requests without a ledger row; ` +
+          `${inWindow.length} requests succeeded in the 500 ms before the kill; the lost ones finished ` +
+          `${result.missing.map((request) => (request.finishedAt - killedAt).toFixed(0)).join(', ') || '-'} ms from it`,
+      );
+      expect(succeededAfterKill).toBeGreaterThan(0);
+      expect(result.duplicated).toEqual([]);
+      expect(result.unknown).toEqual([]);
+      // The design's bound: what the killed worker had queued (≤ ~200 ms of its usage). Every lost request finished
+      // just before the kill, and there are no more of them than requests finished in those 500 ms.
+      for (const lost of result.missing) {
+        expect(lost.finishedAt).toBeGreaterThanOrEqual(windowStart);
+        expect(lost.finishedAt).toBeLessThanOrEqual(killedAt + 250);
+      }
+      expect(result.missing.length).toBeLessThanOrEqual(inWindow.length);
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
