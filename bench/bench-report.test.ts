@@ -39,6 +39,8 @@ function passingRun(): BenchRow[] {
     row('torii', { connections: 10, rps: 5_000 }),
     row('torii', { connections: 100, rps: 5_500, peak_rss_mb: 110 }),
     row('floor', { connections: 100, peak_rss_mb: 90 }),
+    row('torii-key', { rps: 5_400, cold_start_s: null }),
+    row('torii-key', { connections: 20, rate: 2_000, p50_ms: 0.75, p99_ms: 2.4, cold_start_s: null }),
   ];
 }
 
@@ -71,8 +73,12 @@ describe('compareToFloor', () => {
 describe('evaluateAcceptance', () => {
   it('passes every check on a good run', () => {
     const checks = evaluateAcceptance(passingRun());
-    expect(checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
-    expect(formatAcceptance(checks)).toContain('PASS: 5/5 acceptance checks passed');
+    expect(checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass']);
+    expect(formatAcceptance(checks)).toContain('PASS: 7/7 acceptance checks passed');
+    expect(checks[5]!.name).toBe('torii-key throughput >= 90% of torii (chat, 32 connections)');
+    expect(checks[5]!.detail).toBe('5400 vs 6000 rps = 90.0%');
+    expect(checks[6]!.name).toBe('torii-key p99 within 0.5 ms of torii (chat, fixed rate)');
+    expect(checks[6]!.detail).toBe('2.400 vs 2.000 ms at 2000 rps = +0.400 ms');
   });
 
   it('fails each threshold on its own', () => {
@@ -98,6 +104,39 @@ describe('evaluateAcceptance', () => {
     ).toBe('fail');
   });
 
+  it('fails the torii-key checks on their own thresholds and on errors, and leaves the first five alone', () => {
+    const statuses = (rows: BenchRow[]) => evaluateAcceptance(rows).map((check) => check.status);
+    const change = (predicate: (candidate: BenchRow) => boolean, overrides: Partial<BenchRow>): BenchRow[] =>
+      passingRun().map((candidate) => (predicate(candidate) ? { ...candidate, ...overrides } : candidate));
+    const keyMax = (candidate: BenchRow) => candidate.target === 'torii-key' && candidate.rate === undefined;
+    const keyRate = (candidate: BenchRow) => candidate.target === 'torii-key' && candidate.rate !== undefined;
+    expect(statuses(change(keyMax, { rps: 5_399 }))).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'fail', 'pass']);
+    expect(statuses(change(keyRate, { p99_ms: 2.51 }))).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'fail',
+    ]);
+    // A refused request (429, 402) answers fast: errors fail the key's check even when its numbers look good.
+    const withErrors = evaluateAcceptance(change(keyMax, { rps: 9_000, errors: 3 }));
+    expect(withErrors[5]!.status).toBe('fail');
+    expect(withErrors[5]!.detail).toContain('3 errors on the torii-key row');
+    expect(withErrors[2]!.status).toBe('pass');
+    // The torii-key p99 check compares with torii's row at the lowest fixed rate, as the p50 check does.
+    const higherRate = [
+      ...passingRun(),
+      row('torii', { connections: 20, rate: 4_000, p99_ms: 50 }),
+      row('torii-key', { connections: 20, rate: 4_000, p99_ms: 10 }),
+    ];
+    expect(evaluateAcceptance(higherRate)[6]!.detail).toContain('at 2000 rps');
+    const noKey = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii-key'));
+    expect(noKey.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'missing', 'missing']);
+    expect(formatAcceptance(noKey)).toContain('FAIL: 5/7');
+  });
+
   it('says when torii could not reach the fixed rate', () => {
     const rows = passingRun().map((candidate) =>
       candidate.target === 'torii' && candidate.rate !== undefined
@@ -115,7 +154,7 @@ describe('evaluateAcceptance', () => {
   it('reports missing rows as missing, which is not a pass', () => {
     const checks = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii'));
     expect(checks.every((check) => check.status === 'missing')).toBe(true);
-    expect(formatAcceptance(checks)).toContain('FAIL: 0/5');
+    expect(formatAcceptance(checks)).toContain('FAIL: 0/7');
   });
 });
 
@@ -138,6 +177,8 @@ describe('resultsDocument', () => {
     ]);
     expect(document.rows[0]).toMatchObject({ rps: 1234.6, p50_ms: 0.123, peak_rss_mb: null });
     expect(document.rows[1]!.rate).toBe(2_000);
+    expect(document).not.toHaveProperty('network');
+    expect(resultsDocument([], { measurements: [] })).toEqual({ rows: [], network: { measurements: [] } });
   });
 });
 
@@ -159,6 +200,7 @@ describe('formatTable and formatLoadSide', () => {
     const loadSide = formatLoadSide(reportRows);
     expect(loadSide).toContain('30000 rps = 3.00x the floor');
     expect(loadSide).toContain('during torii runs: wrk used at most 20% of CPU 1');
+    expect(loadSide).toContain('during torii-key runs: wrk used at most 20% of CPU 1');
     expect(loadSide).toContain('WARNING: other processes');
   });
 });

@@ -3,11 +3,14 @@
  * the same run, the acceptance checks, and the printed tables. Pure functions, no I/O, so they are unit tested.
  */
 
-/** Who served the load: the mock upstream directly, the bare pass-through proxy, or the gateway. */
-export type TargetName = 'mock' | 'floor' | 'torii';
+/**
+ * Who served the load: the mock upstream directly, the bare pass-through proxy, the gateway with its master key
+ * (`torii`), or the same gateway process with a virtual key that has RPM/TPM limits and a budget (`torii-key`).
+ */
+export type TargetName = 'mock' | 'floor' | 'torii' | 'torii-key';
 
 /** Every target, in report order. */
-export const targetNames: readonly TargetName[] = ['mock', 'floor', 'torii'];
+export const targetNames: readonly TargetName[] = ['mock', 'floor', 'torii', 'torii-key'];
 
 /**
  * One measurement: one target, one scenario, one connection count. Field names are the JSON contract of
@@ -99,6 +102,9 @@ export const acceptanceThresholds = {
   lowConnections: 10,
   highConnections: 100,
   maximumRssRatio: 1.5,
+  /** torii-key (virtual key, limits, budget) against torii (master key), same process and run. */
+  minimumKeyThroughputRatio: 0.9,
+  maximumKeyP99DeltaMs: 0.5,
 } as const;
 
 function findRow(
@@ -125,7 +131,9 @@ function peakRss(rows: readonly BenchRow[], target: TargetName): number | null {
 /**
  * Checks the acceptance thresholds against one run's rows: torii throughput >= 50% of the floor's at 32 connections;
  * torii p50 within 0.3 ms of the floor's at the fixed rate; no errors on any torii row; torii throughput at 100
- * connections >= at 10; torii peak RSS (the highest of its rows) <= 1.5x the floor's.
+ * connections >= at 10; torii peak RSS (the highest of its rows) <= 1.5x the floor's; torii-key throughput >= 90% of
+ * torii's at 32 connections; torii-key p99 within 0.5 ms of torii's at the fixed rate. The two torii-key checks also
+ * fail when the torii-key row has errors (a 429 or 402 answers fast, so it would flatter the numbers).
  */
 export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[] {
   const thresholds = acceptanceThresholds;
@@ -212,11 +220,68 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
       detail: `${formatNumber(toriiRss, 1)} vs ${formatNumber(floorRss, 1)} MB = ${formatNumber(toriiRss / floorRss, 2)}x`,
     });
   }
+  checks.push(...evaluateKeyAcceptance(rows));
   return checks;
 }
 
-/** Rounds the numbers for the JSON file and fixes the field order; `rate` appears only on fixed-rate rows. */
-export function resultsDocument(rows: readonly BenchRow[]): { rows: BenchRow[] } {
+/** The fixed-rate chat row of `target` at the lowest rate measured (the acceptance rate). */
+function fixedRateChatRow(rows: readonly BenchRow[], target: TargetName): BenchRow | undefined {
+  return rows
+    .filter((row) => row.target === target && row.scenario === 'chat' && row.rate !== undefined)
+    .sort((left, right) => (left.rate ?? 0) - (right.rate ?? 0))[0];
+}
+
+/** The two virtual-key checks: torii-key against torii in the same run (see {@link evaluateAcceptance}). */
+function evaluateKeyAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[] {
+  const thresholds = acceptanceThresholds;
+  const checks: AcceptanceCheck[] = [];
+  const errorsNote = (row: BenchRow): string => (row.errors === 0 ? '' : `; ${row.errors} errors on the torii-key row`);
+
+  const throughputName = `torii-key throughput >= ${thresholds.minimumKeyThroughputRatio * 100}% of torii (chat, ${thresholds.throughputConnections} connections)`;
+  const key = findRow(rows, 'torii-key', 'chat', thresholds.throughputConnections, false);
+  const master = findRow(rows, 'torii', 'chat', thresholds.throughputConnections, false);
+  if (key === undefined || master === undefined || master.rps <= 0) {
+    checks.push({ name: throughputName, status: 'missing', detail: 'not measured: torii-key or torii chat row' });
+  } else {
+    const ratio = key.rps / master.rps;
+    checks.push({
+      name: throughputName,
+      status: ratio >= thresholds.minimumKeyThroughputRatio && key.errors === 0 ? 'pass' : 'fail',
+      detail: `${formatNumber(key.rps, 0)} vs ${formatNumber(master.rps, 0)} rps = ${formatPercent(ratio)}${errorsNote(key)}`,
+    });
+  }
+
+  const latencyName = `torii-key p99 within ${thresholds.maximumKeyP99DeltaMs} ms of torii (chat, fixed rate)`;
+  const keyLatency = fixedRateChatRow(rows, 'torii-key');
+  const masterLatency =
+    keyLatency && rows.find((row) => row.target === 'torii' && measurementKey(row) === measurementKey(keyLatency));
+  if (keyLatency === undefined || masterLatency === undefined) {
+    checks.push({
+      name: latencyName,
+      status: 'missing',
+      detail: 'not measured: torii-key or torii fixed-rate chat row',
+    });
+  } else {
+    const delta = keyLatency.p99_ms - masterLatency.p99_ms;
+    const saturated = missedRate(keyLatency)
+      ? ` (torii-key reached only ${formatNumber(keyLatency.rps, 0)} rps: saturated, so this includes queueing)`
+      : '';
+    checks.push({
+      name: latencyName,
+      status: delta <= thresholds.maximumKeyP99DeltaMs && keyLatency.errors === 0 ? 'pass' : 'fail',
+      detail:
+        `${formatNumber(keyLatency.p99_ms, 3)} vs ${formatNumber(masterLatency.p99_ms, 3)} ms at ` +
+        `${keyLatency.rate} rps = ${formatSigned(delta, 3)} ms${saturated}${errorsNote(keyLatency)}`,
+    });
+  }
+  return checks;
+}
+
+/**
+ * Rounds the numbers for the JSON file and fixes the field order; `rate` appears only on fixed-rate rows. `network`
+ * (the Redis and Postgres counts around the torii-key rows, from `networkDocument`) is written when given.
+ */
+export function resultsDocument(rows: readonly BenchRow[], network?: object): { rows: BenchRow[]; network?: object } {
   const round = (value: number, digits: number): number => Number(value.toFixed(digits));
   return {
     rows: rows.map((row) => ({
@@ -231,6 +296,7 @@ export function resultsDocument(rows: readonly BenchRow[]): { rows: BenchRow[] }
       peak_rss_mb: row.peak_rss_mb === null ? null : round(row.peak_rss_mb, 1),
       cold_start_s: row.cold_start_s === null ? null : round(row.cold_start_s, 3),
     })),
+    ...(network === undefined ? {} : { network }),
   };
 }
 
@@ -330,7 +396,7 @@ export function formatLoadSide(reportRows: readonly ReportRow[]): string {
         'with wrk and the mock sharing CPU 1',
     );
   }
-  for (const target of ['floor', 'torii'] as const) {
+  for (const target of ['floor', 'torii', 'torii-key'] as const) {
     const measured = reportRows.filter((reportRow) => reportRow.row.target === target && reportRow.load !== undefined);
     if (measured.length === 0) continue;
     const busiest = (pick: (load: LoadSideUsage) => number): number =>
@@ -340,7 +406,7 @@ export function formatLoadSide(reportRows: readonly ReportRow[]): string {
         busiest((load) => load.wrkPercent),
         0,
       )}% of CPU 1, ` +
-        `CPU 1 in total (wrk + mock) at most ${formatNumber(
+        `CPU 1 in total (wrk, mock, PostgreSQL, Redis) at most ${formatNumber(
           busiest((load) => load.cpu1Percent),
           0,
         )}%, ` +

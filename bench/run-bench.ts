@@ -1,22 +1,25 @@
-import { build } from 'esbuild';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
+  mergeNetworkWindows,
+  networkDocument,
+  formatNetwork,
+  networkWindow,
+  type LedgerCheck,
+  type NetworkWindow,
+} from './bench-network.ts';
+import {
+  compileBenchServer,
   freePort,
   installCleanup,
   logTail,
   processTree,
-  readCpuTicks,
-  readOtherProcessTicks,
   readPeakRssBytes,
-  readProcessTicks,
   resetPeakRss,
   spawnPinned,
   stopProcess,
-  ticksPerSecond,
   waitForFirst200,
   type ColdStart,
   type ManagedProcess,
@@ -31,20 +34,24 @@ import {
   resultsDocument,
   targetNames,
   type BenchRow,
-  type LoadSideUsage,
   type ReportRow,
   type TargetName,
 } from './bench-report.ts';
 import { benchModel, scenarioRequestBody, type ScenarioName } from './bench-scenarios.ts';
+import { sampleLoadSide } from './bench-load-side.ts';
+import { startBenchServices, type BenchServices } from './bench-services.ts';
+import { createVirtualKey } from './bench-virtual-key.ts';
 import { assertWrkInstalled, runWrk } from './bench-wrk.ts';
 
 /**
  * `pnpm bench`: measures the gateway against its floor in one run on loopback, and prints the report.
  *
- * Three targets: `mock` (the mock upstream hit directly), `floor` (a bare node:http + undici pass-through proxy) and
- * `torii` (`node dist/server.js` with one worker, or `TORII_BENCH_COMMAND`). The proxies are pinned to CPU 0; wrk and
- * the mock to CPU 1. Every measurement runs against all three targets back to back, so the CPU's speed drift affects
- * them alike. See bench/README.md for the measurements, the environment variables and the JSON format.
+ * Targets: `mock` (the mock upstream hit directly), `floor` (a bare node:http + undici pass-through proxy), `torii`
+ * (`node dist/server.js` with one worker, or `TORII_BENCH_COMMAND`, driven with the master key) and `torii-key` (the
+ * same torii process driven with a virtual key that has limits and a budget). torii uses a real PostgreSQL and Redis.
+ * The proxies are pinned to CPU 0; wrk, the mock, PostgreSQL and Redis to CPU 1. Every measurement runs against the
+ * targets back to back, so the CPU's speed drift affects them alike. See bench/README.md for the measurements, the
+ * environment variables and the JSON format.
  */
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
@@ -55,6 +62,8 @@ const loadCpu = 1;
 /** Durations and rates; every duration scales with `BENCH_DURATION_SCALE` (default 1). */
 interface BenchSettings {
   warmUpSeconds: number;
+  /** The mock's warm-up (it is only load-side evidence) and torii-key's (the process is warm already). */
+  shortWarmUpSeconds: number;
   throughputSeconds: number;
   sweepSeconds: number;
   fixedRateSeconds: number;
@@ -71,16 +80,17 @@ function readSettings(): BenchSettings {
   const seconds = (base: number): number => Math.max(1, Math.round(base * scale));
   return {
     warmUpSeconds: seconds(8),
+    shortWarmUpSeconds: seconds(2),
     throughputSeconds: seconds(9),
-    sweepSeconds: seconds(3),
-    fixedRateSeconds: seconds(2),
+    sweepSeconds: seconds(2),
+    fixedRateSeconds: seconds(1),
     // Well below one core's capacity for both proxies, so p50 shows added latency rather than queueing; the plan also
     // runs twice this rate for information.
     rate: Number(process.env.BENCH_RATE ?? 1_000),
     rateConnections: Number(process.env.BENCH_RATE_CONNECTIONS ?? 20),
     throughputConnections: 32,
     sweepConnections: [1, 10, 50, 100],
-    budgetSeconds: Number(process.env.BENCH_BUDGET_SECONDS ?? 165),
+    budgetSeconds: Number(process.env.BENCH_BUDGET_SECONDS ?? 172),
   };
 }
 
@@ -93,20 +103,26 @@ interface Measurement {
   seconds: number;
   /** Rounds per target (median reported); default 1. */
   repeats?: number;
+  /** Also measured with the virtual key (`torii-key`). */
+  keyed?: boolean;
 }
 
 function measurementPlan(settings: BenchSettings): Measurement[] {
   // The acceptance measurements (chat at 32 connections, chat at the fixed rate, the sweep's 10 and 100 connections that
-  // the no-collapse check compares) run in three alternating rounds and report medians.
+  // the no-collapse check compares) run in three alternating rounds and report medians; the first two also with the
+  // virtual key. The informational rows are short (chat-stream, the second rate, the sweep's 1 and 50 connections).
   const round = Math.max(1, Math.round(settings.throughputSeconds / 3));
   return [
-    { scenario: 'chat', connections: settings.throughputConnections, seconds: round, repeats: 3 },
+    { scenario: 'chat', connections: settings.throughputConnections, seconds: round, repeats: 3, keyed: true },
+    { scenario: 'chat-stream', connections: settings.throughputConnections, seconds: round },
     {
-      scenario: 'chat-stream',
-      connections: settings.throughputConnections,
-      seconds: Math.max(1, Math.round((settings.throughputSeconds * 2) / 3)),
+      scenario: 'chat',
+      connections: settings.rateConnections,
+      rate: settings.rate,
+      seconds: round,
+      repeats: 3,
+      keyed: true,
     },
-    { scenario: 'chat', connections: settings.rateConnections, rate: settings.rate, seconds: round, repeats: 3 },
     {
       scenario: 'chat',
       connections: settings.rateConnections,
@@ -131,6 +147,8 @@ function measurementPlan(settings: BenchSettings): Measurement[] {
 interface Target {
   name: TargetName;
   port: number;
+  /** The `Authorization` header wrk sends: the master key, or the virtual key for `torii-key`. */
+  authorization: string;
   managed: ManagedProcess;
   coldStart: ColdStart;
 }
@@ -172,7 +190,7 @@ async function startTarget(options: {
       `${options.name} up (pid ${managed.pid}, CPU ${options.cpu}): ready after ${coldStart.readySeconds.toFixed(3)} s, ` +
         `first chat 200 after ${coldStart.firstChatSeconds.toFixed(3)} s`,
     );
-    return { name: options.name, port: options.port, managed, coldStart };
+    return { name: options.name, port: options.port, authorization: options.authorization, managed, coldStart };
   } catch (error) {
     await stopProcess(managed, { timeoutMs: 2_000 });
     const tail = logTail(managed);
@@ -180,75 +198,6 @@ async function startTarget(options: {
       cause: error,
     });
   }
-}
-
-/**
- * Samples CPU use over the middle of a wrk run, from 0.5 s after its start to 0.3 s before its end: both cores, wrk,
- * the mock, the target's process tree, and every process that is not part of the benchmark.
- */
-async function sampleLoadSide(
-  wrkPid: number,
-  seconds: number,
-  target: Target,
-  mock: Target,
-  allTargets: readonly Target[],
-): Promise<LoadSideUsage> {
-  const runMilliseconds = seconds * 1_000;
-  const from = Math.min(500, runMilliseconds * 0.2);
-  const to = runMilliseconds - Math.min(300, runMilliseconds * 0.1);
-  await sleep(from);
-  const targetPids = processTree(target.managed.pid);
-  const benchPids = new Set([process.pid, wrkPid, ...allTargets.flatMap((each) => processTree(each.managed.pid))]);
-  const snapshot = () => ({
-    at: performance.now(),
-    cpus: readCpuTicks([targetCpu, loadCpu]),
-    wrk: readProcessTicks([wrkPid]),
-    mock: readProcessTicks([mock.managed.pid]),
-    target: readProcessTicks(targetPids),
-    other: readOtherProcessTicks(benchPids),
-  });
-  const first = snapshot();
-  await sleep(to - from);
-  const last = snapshot();
-  const wallTicks = ((last.at - first.at) / 1_000) * ticksPerSecond;
-  const processPercent = (before: number, after: number): number =>
-    wallTicks > 0 ? ((after - before) / wallTicks) * 100 : 0;
-  const cpuPercent = (cpu: number): number => {
-    const before = first.cpus.get(cpu);
-    const after = last.cpus.get(cpu);
-    if (before === undefined || after === undefined || after.total === before.total) return 0;
-    return ((after.busy - before.busy) / (after.total - before.total)) * 100;
-  };
-  return {
-    cpu0Percent: cpuPercent(targetCpu),
-    cpu1Percent: cpuPercent(loadCpu),
-    wrkPercent: processPercent(first.wrk, last.wrk),
-    mockPercent: processPercent(first.mock, last.mock),
-    targetPercent: processPercent(first.target, last.target),
-    otherPercent: Math.max(0, processPercent(first.other, last.other)),
-  };
-}
-
-/**
- * Compiles a bench server to plain JavaScript in the temp dir (esbuild, dependencies left as imports and resolved
- * through a `node_modules` link), so that, like `dist/server.js`, it pays neither the start-up time nor the ~18 MB of
- * memory of Node's TypeScript type stripping. Returns the path of the `.mjs` file.
- */
-async function compileBenchServer(sourceName: string, temporaryDirectory: string): Promise<string> {
-  const link = join(temporaryDirectory, 'node_modules');
-  if (!existsSync(link)) symlinkSync(join(repositoryRoot, 'node_modules'), link, 'dir');
-  const outfile = join(temporaryDirectory, sourceName.replace(/\.ts$/, '.mjs'));
-  await build({
-    entryPoints: [join(benchDirectory, sourceName)],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    logLevel: 'warning',
-  });
-  return outfile;
 }
 
 function describeMeasurement(measurement: Measurement): string {
@@ -276,12 +225,34 @@ async function main(): Promise<number> {
   const distServer = join(repositoryRoot, 'dist', 'server.js');
   const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
   const plannedSeconds =
-    3 * (settings.warmUpSeconds + 1 + plan.reduce((sum, measurement) => sum + measurement.seconds, 0));
-  log(`torii bench: node ${process.version}, ${cpuModel}; targets on CPU ${targetCpu}, wrk and mock on CPU ${loadCpu}`);
-  log(`planned load time ~${plannedSeconds} s (${plan.length} measurements x 3 targets + warm-up)`);
+    2 * (settings.warmUpSeconds * 1.5 + settings.shortWarmUpSeconds) +
+    plan.reduce(
+      (sum, measurement) =>
+        sum + measurement.seconds * (1 + (2 + (measurement.keyed ? 1 : 0)) * (measurement.repeats ?? 1)),
+      0,
+    );
+  log(
+    `torii bench: node ${process.version}, ${cpuModel}; targets on CPU ${targetCpu}, ` +
+      `wrk, mock, PostgreSQL and Redis on CPU ${loadCpu}`,
+  );
+  log(`planned load time ~${plannedSeconds.toFixed(0)} s (${plan.length} measurements + warm-up)`);
 
-  const mockScript = await compileBenchServer('bench-mock-upstream.ts', temporaryDirectory);
-  const floorScript = await compileBenchServer('bench-floor-proxy.ts', temporaryDirectory);
+  // PostgreSQL (initdb) and Redis start while the mock and the floor compile.
+  const servicesStarting = startBenchServices(loadCpu);
+  servicesStarting.catch(() => {});
+  const mockScript = await compileBenchServer(join(benchDirectory, 'bench-mock-upstream.ts'), temporaryDirectory);
+  const floorScript = await compileBenchServer(join(benchDirectory, 'bench-floor-proxy.ts'), temporaryDirectory);
+  let services: BenchServices | undefined;
+  let servicesProblem: string | undefined;
+  try {
+    services = await servicesStarting;
+    log(
+      `PostgreSQL (pid ${services.postgresPid}) and Redis (pid ${services.redisPid}) up, pinned to CPU ${loadCpu}: ` +
+        `${services.databaseUrl} ${services.redisUrl}`,
+    );
+  } catch (error) {
+    servicesProblem = (error as Error).message;
+  }
   const [mockPort, floorPort, toriiPort] = [await freePort(), await freePort(), await freePort()];
   const mockURL = `http://127.0.0.1:${mockPort}`;
   const mock = await startTarget({
@@ -318,7 +289,9 @@ async function main(): Promise<number> {
   );
   const targets: Target[] = [mock, floor];
   let toriiProblem: string | undefined;
-  if (toriiOverride === undefined && !existsSync(distServer)) {
+  if (services === undefined) {
+    toriiProblem = servicesProblem ?? 'PostgreSQL and Redis did not start';
+  } else if (toriiOverride === undefined && !existsSync(distServer)) {
     toriiProblem = `${distServer} does not exist: run \`pnpm build\` (or set TORII_BENCH_COMMAND)`;
   } else {
     try {
@@ -333,6 +306,9 @@ async function main(): Promise<number> {
           TORII_WORKERS: '1',
           TORII_MASTER_KEY: masterKey,
           TORII_CONFIG: configPath,
+          DATABASE_URL: services.databaseUrl,
+          REDIS_URL: services.redisUrl,
+          TORII_DATA_DIR: temporaryDirectory,
           // For stand-ins: `TORII_BENCH_COMMAND='node $BENCH_FLOOR_SCRIPT'` runs the compiled floor as torii.
           BENCH_UPSTREAM_URL: mockURL,
           BENCH_FLOOR_SCRIPT: floorScript,
@@ -349,6 +325,20 @@ async function main(): Promise<number> {
     }
   }
   if (toriiProblem !== undefined) log(`torii NOT measured: ${toriiProblem}`);
+  const torii = targets.find((target) => target.name === 'torii');
+  let benchKey: { id: string; target: Target } | undefined;
+  let keyProblem: string | undefined;
+  if (torii !== undefined) {
+    try {
+      const created = await createVirtualKey(torii.port, authorization);
+      benchKey = { id: created.id, target: { ...torii, name: 'torii-key', authorization: `Bearer ${created.key}` } };
+      log(`torii-key: virtual key ${created.id} created (limits and budget the run never reaches), first chat 200`);
+      targets.push(benchKey.target);
+    } catch (error) {
+      keyProblem = (error as Error).message;
+      log(`torii-key NOT measured: ${keyProblem}`);
+    }
+  }
 
   let wrkRun = 0;
   const wrkOptions = (target: Target, scenario: ScenarioName, connections: number, seconds: number) => ({
@@ -356,20 +346,31 @@ async function main(): Promise<number> {
     connections,
     durationSeconds: seconds,
     bodyFile: bodyFiles.get(scenario)!,
-    authorization,
+    authorization: target.authorization,
     cpu: loadCpu,
     logPath: join(temporaryDirectory, `wrk-${++wrkRun}.log`),
   });
 
+  // Requests completed with the virtual key (the creation check's one included), against the ledger at the end.
+  const keyRequests = { completed: 1, uncountedAtMost: 0 };
   for (const target of targets) {
-    const warmUps = [
-      { scenario: 'chat' as const, seconds: settings.warmUpSeconds },
-      { scenario: 'chat-stream' as const, seconds: Math.max(1, Math.round(settings.warmUpSeconds / 2)) },
-    ];
+    // The mock is only load-side evidence and torii-key runs in the process torii's warm-up just warmed: both get a
+    // short warm-up (torii-key's also fills the key cache and takes the first limit leases before the network counts).
+    const warmUps =
+      target.name === 'mock' || target.name === 'torii-key'
+        ? [{ scenario: 'chat' as const, seconds: settings.shortWarmUpSeconds }]
+        : [
+            { scenario: 'chat' as const, seconds: settings.warmUpSeconds },
+            { scenario: 'chat-stream' as const, seconds: Math.max(1, Math.round(settings.warmUpSeconds / 2)) },
+          ];
     for (const warmUp of warmUps) {
       const { result } = await runWrk(
         wrkOptions(target, warmUp.scenario, settings.throughputConnections, warmUp.seconds),
       );
+      if (target.name === 'torii-key') {
+        keyRequests.completed += result.requests;
+        keyRequests.uncountedAtMost += settings.throughputConnections;
+      }
       log(
         `warm-up ${target.name} ${warmUp.scenario}: ${result.requestsPerSecond.toFixed(0)} rps, ${result.errors} errors`,
       );
@@ -378,6 +379,8 @@ async function main(): Promise<number> {
 
   const reportRows: ReportRow[] = [];
   const problems: string[] = toriiProblem === undefined ? [] : [`torii not measured: ${toriiProblem.split('\n')[0]}`];
+  if (keyProblem !== undefined) problems.push(`torii-key not measured: ${keyProblem.split('\n')[0]}`);
+  const networkWindows: NetworkWindow[] = [];
   async function measureOnce(
     target: Target,
     measurement: Measurement,
@@ -397,11 +400,26 @@ async function main(): Promise<number> {
     const pids = processTree(target.managed.pid);
     resetPeakRss(pids);
     try {
+      // Around the torii-key runs: the services' counters, for the network calls per request.
+      const before = target.name === 'torii-key' ? await services?.readCounters() : undefined;
       const { result, during } = await runWrk({
         ...wrkOptions(target, measurement.scenario, measurement.connections, measurement.seconds),
         ...(measurement.rate === undefined ? {} : { rate: measurement.rate }),
-        during: (wrkPid) => sampleLoadSide(wrkPid, measurement.seconds, target, mock, targets),
+        during: (wrkPid) =>
+          sampleLoadSide({
+            wrkPid,
+            seconds: measurement.seconds,
+            targetPid: target.managed.pid,
+            mockPid: mock.managed.pid,
+            targetCpu,
+            loadCpu,
+          }),
       });
+      if (before !== undefined && services !== undefined) {
+        networkWindows.push(networkWindow(before, await services.readCounters(), measurement, result.requests));
+        keyRequests.completed += result.requests;
+        keyRequests.uncountedAtMost += measurement.connections;
+      }
       const row: BenchRow = {
         target: target.name,
         scenario: measurement.scenario,
@@ -412,7 +430,8 @@ async function main(): Promise<number> {
         p99_ms: result.latencyMilliseconds.p99,
         errors: result.errors,
         peak_rss_mb: readPeakRssBytes(processTree(target.managed.pid)) / (1_024 * 1_024),
-        cold_start_s: target.coldStart.firstChatSeconds,
+        // torii-key is the torii process: its cold start is torii's row.
+        cold_start_s: target.name === 'torii-key' ? null : target.coldStart.firstChatSeconds,
       };
       collected.push({ row, ...(during === undefined ? {} : { load: during }) });
       const errors =
@@ -435,10 +454,11 @@ async function main(): Promise<number> {
     // of the rounds: the machine's speed drifts between seconds, and a single run of either can land on a slow spell.
     const repeats = measurement.repeats ?? 1;
     const rounds = new Map<TargetName, ReportRow[]>();
+    const measured = measurement.keyed ? targets : targets.filter((target) => target.name !== 'torii-key');
     for (let round = 0; round < repeats; round++) {
-      // The mock goes first (once); floor and torii swap places every other round, so neither always runs right
-      // after the mock's heaviest load or always first on a core the others just warmed.
-      const order = (index + round) % 2 === 0 ? targets : [targets[0]!, ...targets.slice(1).reverse()];
+      // The mock goes first (once); floor and torii (then torii-key) swap places every other round, so neither always
+      // runs right after the mock's heaviest load or always first on a core the others just warmed.
+      const order = (index + round) % 2 === 0 ? measured : [measured[0]!, ...measured.slice(1).reverse()];
       for (const target of order) {
         if (round > 0 && target.name === 'mock') continue;
         const collected: ReportRow[] = rounds.get(target.name) ?? [];
@@ -453,6 +473,7 @@ async function main(): Promise<number> {
   }
 
   for (const target of [...targets].reverse()) {
+    if (target.name === 'torii-key') continue; // the torii process
     const stopped = await stopProcess(target.managed, {
       signal: 'SIGTERM',
       timeoutMs: target.name === 'torii' ? 10_000 : 3_000,
@@ -469,26 +490,56 @@ async function main(): Promise<number> {
       targetNames.indexOf(left.row.target) - targetNames.indexOf(right.row.target),
   );
   const rows = reportRows.map((reportRow) => reportRow.row);
+
+  // torii drained its usage queue on SIGTERM: every request made with the key has its ledger row by now.
+  let ledger: LedgerCheck | undefined;
+  if (benchKey !== undefined && services !== undefined) {
+    try {
+      const ledgerRows = await services.countLedgerRows(benchKey.id);
+      ledger = {
+        rows: ledgerRows,
+        completedRequests: keyRequests.completed,
+        uncountedAtMost: keyRequests.uncountedAtMost,
+      };
+    } catch (error) {
+      problems.push(`could not count the ledger rows: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  await services?.stop();
+  const network = mergeNetworkWindows(networkWindows);
   const resultsPath = join(benchDirectory, 'results', 'latest.json');
   mkdirSync(dirname(resultsPath), { recursive: true });
-  writeFileSync(resultsPath, JSON.stringify(resultsDocument(rows), null, 2) + '\n');
+  writeFileSync(
+    resultsPath,
+    JSON.stringify(
+      resultsDocument(rows, benchKey === undefined ? undefined : networkDocument(network, ledger)),
+      null,
+      2,
+    ) + '\n',
+  );
 
   const output = [
     '',
     'torii bench: rps and latency from wrk (p50/p99 of every request), peak RSS of the process tree per row,',
     'cold start = exec to first chat 200; rps/floor and p50-floor_ms compare with the floor row of the same run;',
-    'cpu0% = target core, cpu1% = load core (wrk + mock), wrk% and target% = those processes, mid-run.',
+    'cpu0% = target core, cpu1% = load core (wrk, mock, PostgreSQL, Redis), wrk% and target% = those processes,',
+    'mid-run.',
     '',
     formatTable(reportRows),
     '',
     'Load side:',
     formatLoadSide(reportRows),
     '',
+    'Network calls around the torii-key rows (warm cache), from Redis INFO commandstats and pg_stat_database of the',
+    "bench database (each Postgres backend publishes its counts at most once a second, so a run's Postgres figures",
+    'can include up to a second of the run before it and miss up to a second of its own):',
+    benchKey === undefined ? '  not measured: no virtual key' : formatNetwork(network, ledger),
+    '',
     'Acceptance (chat non-stream, one core):',
     formatAcceptance(evaluateAcceptance(rows)),
     ...(problems.length === 0 ? [] : ['', 'Problems:', ...problems.map((problem) => `  ${problem}`)]),
     '',
-    `Wrote ${resultsPath} (${rows.length} rows) in ${elapsedSeconds().toFixed(1)} s.`,
+    `Wrote ${resultsPath} (${rows.length} rows). Total bench time ${elapsedSeconds().toFixed(1)} s.`,
     '',
   ];
   process.stdout.write(output.join('\n'));

@@ -1,0 +1,171 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { startTestPostgres } from '../tests/services/postgres-server.ts';
+import { startTestRedis } from '../tests/services/redis-server.ts';
+import { installCleanup, processTree } from './bench-process.ts';
+import { parseRedisCommandStats, type NetworkCounters } from './bench-network.ts';
+
+/**
+ * The gateway's real services during the bench: a throwaway PostgreSQL and Redis (the test servers of
+ * `tests/services/`), pinned to the load CPU like the mock, plus the observer connections that read their per-command
+ * and per-database counters around the measurements. Both servers are stopped at the end, and killed (their temp
+ * directory removed) if the bench exits, fails or is interrupted before that.
+ */
+
+/** The database torii uses; the observer stays on `postgres`, so its own queries are not counted against torii's. */
+const benchDatabase = 'torii_bench';
+
+/** The started services and their observers. */
+export interface BenchServices {
+  /** torii's `DATABASE_URL`: the `torii_bench` database. */
+  databaseUrl: string;
+  /** torii's `REDIS_URL`. */
+  redisUrl: string;
+  /** The postmaster's and redis-server's pids, for the log. */
+  postgresPid: number;
+  redisPid: number;
+  /** Reads Redis `INFO commandstats` and the bench database's row of `pg_stat_database`, now. */
+  readCounters(): Promise<NetworkCounters>;
+  /** Ledger rows (`usage_events`) written for one key id. */
+  countLedgerRows(keyId: string): Promise<number>;
+  /** Closes the observers and stops both servers (PostgreSQL removes its temp directory). */
+  stop(): Promise<void>;
+}
+
+/** Direct children of this process whose command name is `name` (the services are spawned from here, not detached). */
+function childrenNamed(name: string): number[] {
+  const found: number[] = [];
+  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+    let children: string;
+    try {
+      children = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (children === '') continue;
+    for (const pid of children.split(/\s+/).map(Number)) {
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) found.push(pid);
+      } catch {
+        // Gone.
+      }
+    }
+  }
+  return found;
+}
+
+/** Pins every thread of every process in `pids` to `cpu` (`taskset -a -p -c`); processes forked later inherit it. */
+function pinProcesses(pids: readonly number[], cpu: number): void {
+  for (const pid of pids) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+    } catch {
+      // The process ended meanwhile (a short-lived postgres child).
+    }
+  }
+}
+
+/** The `-D` argument of the postmaster's command line: its data directory, whose parent is the server's temp dir. */
+function postgresTemporaryDirectory(pid: number): string | undefined {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const data = argv[argv.indexOf('-D') + 1];
+  return argv.includes('-D') && data !== undefined ? dirname(data) : undefined;
+}
+
+/**
+ * Starts PostgreSQL and Redis (in parallel), pins both (the postmaster with every child it has, so the backends it
+ * forks later inherit the CPU) to `cpu`, creates the `torii_bench` database, and opens the observer connections.
+ *
+ * @example
+ * const services = await startBenchServices(1);
+ * const before = await services.readCounters();
+ */
+export async function startBenchServices(cpu: number): Promise<BenchServices> {
+  const [postgresStart, redisStart] = await Promise.allSettled([startTestPostgres(), startTestRedis()]);
+  const started = [postgresStart, redisStart].flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
+  if (postgresStart.status === 'rejected' || redisStart.status === 'rejected') {
+    await Promise.all(started.map((each) => each.stop().catch(() => {})));
+    const reasons = [postgresStart, redisStart].flatMap((each) =>
+      each.status === 'rejected' ? [(each.reason as Error).message] : [],
+    );
+    throw new Error(`could not start the bench services: ${reasons.join('; ')}`);
+  }
+  const postgresServer = postgresStart.value;
+  const redisServer = redisStart.value;
+  const postgresPid = childrenNamed('postgres')[0];
+  const redisPid = childrenNamed('redis-server')[0];
+  let stopped = false;
+  const temporaryDirectory = postgresPid === undefined ? undefined : postgresTemporaryDirectory(postgresPid);
+  // Interrupted or failed before stop(): kill both trees synchronously and remove PostgreSQL's directory.
+  installCleanup(() => {
+    if (stopped) return;
+    for (const pid of [postgresPid, redisPid]) {
+      if (pid === undefined) continue;
+      for (const each of processTree(pid).reverse()) {
+        try {
+          process.kill(each, 'SIGKILL');
+        } catch {
+          // Gone.
+        }
+      }
+    }
+    if (temporaryDirectory !== undefined) rmSync(temporaryDirectory, { recursive: true, force: true });
+  });
+  if (postgresPid === undefined || redisPid === undefined) {
+    stopped = true;
+    await Promise.all([postgresServer.stop(), redisServer.stop()]);
+    throw new Error('started PostgreSQL and Redis but could not find their pids to pin them');
+  }
+  pinProcesses(processTree(postgresPid), cpu);
+  pinProcesses([redisPid], cpu);
+
+  const administration = postgres(postgresServer.url, { max: 1, onnotice: () => {} });
+  const redis = new Redis(redisServer.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await administration.unsafe(`create database ${benchDatabase}`);
+    await redis.connect();
+  } catch (error) {
+    stopped = true;
+    redis.disconnect();
+    await administration.end({ timeout: 1 });
+    await Promise.all([postgresServer.stop(), redisServer.stop()]);
+    throw error;
+  }
+  const databaseUrl = postgresServer.url.replace(/\/postgres$/, `/${benchDatabase}`);
+  // The ledger lives in torii's database; a second observer connection reads it (once, at the end).
+  const ledger = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  return {
+    databaseUrl,
+    redisUrl: redisServer.url,
+    postgresPid,
+    redisPid,
+    async readCounters() {
+      const [info, database] = await Promise.all([
+        redis.info('commandstats'),
+        administration<{ xact_commit: string; tup_inserted: string }[]>`
+          select xact_commit::text, tup_inserted::text from pg_stat_database where datname = ${benchDatabase}`,
+      ]);
+      return {
+        at: performance.now(),
+        redisCommands: parseRedisCommandStats(info),
+        postgresTransactions: Number(database[0]?.xact_commit ?? 0),
+        postgresInsertedRows: Number(database[0]?.tup_inserted ?? 0),
+      };
+    },
+    async countLedgerRows(keyId) {
+      const [row] = await ledger<{ count: string }[]>`select count(*)::text as count from usage_events
+        where key_id = ${keyId}`;
+      return Number(row?.count ?? 0);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      redis.disconnect();
+      await Promise.all([administration.end({ timeout: 1 }), ledger.end({ timeout: 1 })]);
+      await Promise.all([postgresServer.stop(), redisServer.stop()]);
+    },
+  };
+}
