@@ -195,13 +195,14 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
 
   const authenticateDigest = (presented: Uint8Array, expected: Uint8Array, secret: string) => {
     if (constantTimeEqual(presented, expected)) return masterContext;
-    if (!isWellFormedVirtualKeySecret(secret)) throw invalidKeyError(secret);
     const hash = toHex(presented);
+    // Only known keys are in the local tier, so a hit needs no shape check; a miss does before any lookup.
     const entry = local.get(hash);
     if (entry !== undefined) {
       counts.local++;
       return contextFor(entry, secret, wallClock());
     }
+    if (!isWellFormedVirtualKeySecret(secret)) throw invalidKeyError(secret);
     return resolve(hash, secret);
   };
 

@@ -115,7 +115,9 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
       );
       await createDrizzleUsageSink(db).write(events);
       expect(statements).toHaveLength(1);
-      expect(statements[0]!.query).toMatch(/^insert into "usage_events" .* select \* from unnest\(.*\) on conflict/);
+      expect(statements[0]!.query).toMatch(
+        /^insert into "usage_events" .* select .* from unnest\(.*\) as u\(.*\) on conflict/,
+      );
       expect(statements[0]!.parameters).toHaveLength(20);
       const [stored] = await database.db
         .select({ rows: count(), tokens: sql<number>`sum(${usageEvents.inputTokens})::float8`.mapWith(Number) })

@@ -157,9 +157,13 @@ export class CounterWindow {
   }
 
   /**
-   * Returns units a request reserved and did not use. `leased` keeps them as held up to one slice (they are already
-   * counted in the store; none while a lease is in flight) and gives the rest back to the store in the background; `strict` gives them all back;
-   * `local` just counts them free again. Nothing happens once the window is over.
+   * Returns units a request reserved and did not use. `leased` keeps them as held up to two slices (they are already
+   * counted in the store; none while a lease is in flight) and gives the rest back to the store in the background;
+   * `strict` gives them all back; `local` just counts them free again. Nothing happens once the window is over.
+   *
+   * Two slices, not one: right after a lease this process holds about a slice while the slice size, computed from
+   * the store's remainder that now counts that lease, is a little smaller; with a one-slice cap every request's
+   * unused estimate went back to the store, one store call per request.
    */
   giveBack(amount: number): void {
     if (amount <= 0 || this.context.now() >= this.windowEnd) return;
@@ -167,11 +171,11 @@ export class CounterWindow {
       this.held += amount;
       return;
     }
-    // Keep at most one slice held (none while a lease is in flight: it brings a slice), so what a process can
+    // Keep at most two slices held (none while a lease is in flight: it brings a slice), so what a process can
     // strand stays within the bound stated on createRateLimiter.
     const keep =
       this.context.mode === 'leased' && this.leasing === undefined
-        ? Math.min(amount, Math.max(0, this.sliceSize() - this.held))
+        ? Math.min(amount, Math.max(0, 2 * this.sliceSize() - this.held))
         : 0;
     this.held += keep;
     this.pendingRelease += amount - keep;

@@ -15,14 +15,19 @@ import { formatResetDuration } from './window-clock.ts';
  * headers for it. `retry-after` belongs to the 429 only and is added by `rateLimitError`.
  */
 export function rateLimitHeaders(outcome: RateLimitOutcome, now: number): Record<string, string> {
+  // Written out per counter (constant names, no closure): this runs on every response of a limited key.
   const headers: Record<string, string> = {};
-  const put = (suffix: 'requests' | 'tokens', state: RateLimitWindowState | undefined): void => {
-    if (state === undefined) return;
-    headers[`x-ratelimit-limit-${suffix}`] = String(state.limit);
-    headers[`x-ratelimit-remaining-${suffix}`] = String(state.remaining);
-    headers[`x-ratelimit-reset-${suffix}`] = formatResetDuration(state.resetAt - now);
-  };
-  put('requests', outcome.requests);
-  put('tokens', outcome.tokens);
+  const requests: RateLimitWindowState | undefined = outcome.requests;
+  if (requests !== undefined) {
+    headers['x-ratelimit-limit-requests'] = String(requests.limit);
+    headers['x-ratelimit-remaining-requests'] = String(requests.remaining);
+    headers['x-ratelimit-reset-requests'] = formatResetDuration(requests.resetAt - now);
+  }
+  const tokens: RateLimitWindowState | undefined = outcome.tokens;
+  if (tokens !== undefined) {
+    headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
+    headers['x-ratelimit-remaining-tokens'] = String(tokens.remaining);
+    headers['x-ratelimit-reset-tokens'] = formatResetDuration(tokens.resetAt - now);
+  }
   return headers;
 }

@@ -274,7 +274,7 @@ describe('createRateLimiter: leased mode', () => {
     expect(limiter.reserve(key({ rpmLimit: 5, estimatedTokens: 1 }))).toBeInstanceOf(Promise);
   });
 
-  it('keeps returned tokens up to a slice and gives the rest back to the store', async () => {
+  it('keeps returned tokens up to two slices and gives the rest back to the store', async () => {
     const clock = testClock();
     const shared = createMemoryLimitStore();
     const limiter = createRateLimiter({ mode: 'leased', store: shared, now: clock.now });
@@ -285,14 +285,25 @@ describe('createRateLimiter: leased mode', () => {
     limiter.settle(reservation, 10);
     await limiter.drain();
     expect(await storeUsed(shared, 'tpm:key_1', clock.time)).toBe(510);
-    // With no lease in flight, returned tokens are kept up to one slice held. The last store answer (the refill's)
-    // said 5,500 used, so a slice is now 450: a reservation of 100 leaves 400 held (no refill), and of its 100
-    // returned tokens 50 are kept and 50 go back.
-    const second = expectAllowed(limiter.reserve(key({ rpmLimit: null, tpmLimit: 10_000, estimatedTokens: 100 })));
-    limiter.settle(second, 0);
-    await limiter.drain();
-    expect(await storeUsed(shared, 'tpm:key_1', clock.time)).toBe(460);
-    expectAllowed(limiter.reserve(key({ rpmLimit: null, tpmLimit: 10_000, estimatedTokens: 450 })));
+    // With no lease in flight, returned tokens are kept up to two slices held (one store call per request
+    // otherwise); only what is above that goes back.
+    const other = createMemoryLimitStore();
+    const kept = createRateLimiter({ mode: 'leased', store: other, now: clock.now });
+    const small = await kept.reserve(key({ rpmLimit: null, tpmLimit: 10_000, estimatedTokens: 100 }));
+    if (!small.allowed) throw new Error('refused');
+    // A slice of 1,000 leased, 900 held; the 100 returned are kept (a slice is now 900, two are 1,800).
+    kept.settle(small, 0);
+    await kept.drain();
+    expect(await storeUsed(other, 'tpm:key_1', clock.time)).toBe(1_000);
+    // 1,000 held, all reserved: the refill of 900 (10% of the 9,000 left) lands, 900 held, 1,900 used.
+    const large = expectAllowed(kept.reserve(key({ rpmLimit: null, tpmLimit: 10_000, estimatedTokens: 1_000 })));
+    await kept.drain();
+    expect(await storeUsed(other, 'tpm:key_1', clock.time)).toBe(1_900);
+    // Its 1,000 come back: two slices of 810 (10% of 8,100) are 1,620, so 720 are kept and 280 go back.
+    kept.settle(large, 0);
+    await kept.drain();
+    expect(await storeUsed(other, 'tpm:key_1', clock.time)).toBe(1_620);
+    expectAllowed(kept.reserve(key({ rpmLimit: null, tpmLimit: 10_000, estimatedTokens: 1_620 })));
   });
 
   it('charges tokens used beyond the estimate to the store', async () => {

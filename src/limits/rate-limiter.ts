@@ -97,7 +97,7 @@ const isLimit = (limit: number | null | undefined): limit is number =>
  *   slices shrink as the window fills. Over-admission: none; every admitted request and reserved token was granted
  *   atomically by the store, so admitted requests and reserved tokens never pass the limit. Tokens actually used can
  *   pass it by the estimation error of requests in flight (settled afterwards). Under-admission: a request may be
- *   refused while other processes hold units they have not used, at most (P - 1) x (1.5 slices + one request's
+ *   refused while other processes hold units they have not used, at most (P - 1) x (2 slices + one request's
  *   estimate), and for up to `recheckMs` after the store said "not enough" while others give units back. When
  *   every process is busy they spend what they hold and the total admitted is the limit.
  * - `strict`: every request makes one store round trip (its RPM and TPM leases run concurrently, all-or-nothing).

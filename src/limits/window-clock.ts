@@ -22,8 +22,11 @@ export function formatResetDuration(milliseconds: number): string {
   if (total < 1000) return `${total}ms`;
   const hours = Math.floor(total / 3_600_000);
   const minutes = Math.floor((total % 3_600_000) / 60_000);
-  const seconds = (total % 60_000) / 1000;
-  const secondsText = `${Number(seconds.toFixed(3))}s`;
+  const wholeSeconds = Math.floor((total % 60_000) / 1000);
+  const fraction = total % 1000;
+  // Milliseconds as a decimal fraction without trailing zeros: 1500 -> 1.5s, 1050 -> 1.05s, 1000 -> 1s.
+  const secondsText =
+    fraction === 0 ? `${wholeSeconds}s` : `${wholeSeconds}.${String(fraction).padStart(3, '0').replace(/0+$/, '')}s`;
   if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
   if (minutes > 0) return `${minutes}m${secondsText}`;
   return secondsText;
