@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   medianOfRounds,
+  pairedRounds,
   compareToFloor,
   evaluateAcceptance,
   formatAcceptance,
@@ -135,6 +136,39 @@ describe('evaluateAcceptance', () => {
     const noKey = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii-key'));
     expect(noKey.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'missing', 'missing']);
     expect(formatAcceptance(noKey)).toContain('FAIL: 5/7');
+  });
+
+  it('judges torii-key on rounds paired back to back with torii when there are several', () => {
+    const rounds = (target: TargetName, values: [number, number][]) =>
+      values.map(([rps, p99]) => ({ row: row(target, { rps, p99_ms: p99 }) }));
+    // Drift between rounds: the row medians say 10,115 vs 13,300 (76%), the pairs 116%, 97%, 76% (median 97%).
+    const key = rounds('torii-key', [
+      [10_622, 13.2],
+      [12_949, 9.6],
+      [10_115, 19.7],
+    ]);
+    const master = rounds('torii', [
+      [9_135, 33.3],
+      [13_352, 9.4],
+      [13_300, 8.6],
+    ]);
+    const paired = pairedRounds(key, master)!;
+    expect(paired.paired_rps_ratio).toBeCloseTo(12_949 / 13_352, 6);
+    expect(paired.paired_p99_delta_ms).toBeCloseTo(0.2, 6);
+    expect(pairedRounds(key.slice(0, 1), master.slice(0, 1))).toBeUndefined();
+    expect(pairedRounds(key, master.slice(0, 2))).toBeUndefined();
+    const run = passingRun().map((candidate) =>
+      candidate.target === 'torii-key' && candidate.rate === undefined
+        ? { ...candidate, rps: 4_000, paired_rps_ratio: 0.95 }
+        : candidate,
+    );
+    const check = evaluateAcceptance(run)[5]!;
+    expect(check.status).toBe('pass');
+    expect(check.detail).toContain('median of the per-round ratios 95.0%');
+    const failing = run.map((candidate) =>
+      candidate.paired_rps_ratio === undefined ? candidate : { ...candidate, paired_rps_ratio: 0.85 },
+    );
+    expect(evaluateAcceptance(failing)[5]!.status).toBe('fail');
   });
 
   it('says when torii could not reach the fixed rate', () => {

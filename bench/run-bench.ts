@@ -31,6 +31,7 @@ import {
   formatTable,
   measurementKey,
   medianOfRounds,
+  pairedRounds,
   resultsDocument,
   targetNames,
   type BenchRow,
@@ -466,9 +467,12 @@ async function main(): Promise<number> {
         await measureOnce(target, measurement, collected, repeats > 1 ? ` (round ${round + 1}/${repeats})` : '');
       }
     }
-    for (const collected of rounds.values()) {
+    const paired = pairedRounds(rounds.get('torii-key'), rounds.get('torii'));
+    for (const [name, collected] of rounds) {
       const merged = medianOfRounds(collected);
-      if (merged !== undefined) reportRows.push(merged);
+      if (merged === undefined) continue;
+      if (name === 'torii-key' && paired !== undefined) merged.row = { ...merged.row, ...paired };
+      reportRows.push(merged);
     }
   }
 
