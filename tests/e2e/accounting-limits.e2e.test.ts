@@ -22,10 +22,10 @@ const rpmLimit = 30;
 /** Processes sharing each key: two instances of two workers. */
 const processes = 4;
 /**
- * Leased mode's stated under-admission (src/limits/rate-limiter.ts): at most (P - 1) x (1.5 slices + one request's
+ * Leased mode's stated under-admission (src/limits/rate-limiter.ts): at most (P - 1) x (2 slices + one request's
  * estimate); a slice is 10% of the window's remainder, at least 1 (for RPM a request's estimate is 1).
  */
-const leasedUnderAdmission = Math.floor((processes - 1) * (1.5 * Math.max(1, Math.ceil(0.1 * rpmLimit)) + 1));
+const leasedUnderAdmission = Math.floor((processes - 1) * (2 * Math.max(1, Math.ceil(0.1 * rpmLimit)) + 1));
 
 /** Fires `3 * rpmLimit` completions at once, alternating instances, each on a new connection; counts the outcomes. */
 async function burst(instances: RunningGateway[], apiKey: string) {
