@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { findFreePort } from '../services/free-port.ts';
-import { findPostgresBinaries } from '../services/postgres-server.ts';
+import { answersQuery, findPostgresBinaries } from '../services/postgres-server.ts';
 import { startServiceProcess, waitUntilReady, type ServiceProcess } from '../services/service-process.ts';
 
 /**
@@ -59,15 +58,7 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
       { ...asUser, env: environment },
     );
     server = started;
-    await waitUntilReady('postgres', started, async () => {
-      const client = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-      try {
-        await client`select 1`;
-        return true;
-      } finally {
-        await client.end({ timeout: 1 });
-      }
-    });
+    await waitUntilReady('postgres', started, () => answersQuery(url));
   };
   const stop = async (): Promise<void> => {
     // SIGINT is PostgreSQL's fast shutdown: open connections are cut, as in a crash of the database host.

@@ -19,6 +19,17 @@ const installHint =
   'running server (its user must be allowed to CREATE DATABASE).';
 
 /** The directory holding `initdb` and `postgres`: TORII_POSTGRES_BIN, else the newest /usr/lib/postgresql/<n>/bin. */
+/** True once the server at `url` answers `select 1` (the readiness probe of a freshly started PostgreSQL). */
+export async function answersQuery(url: string): Promise<boolean> {
+  const client = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+  try {
+    await client`select 1`;
+    return true;
+  } finally {
+    await client.end({ timeout: 1 });
+  }
+}
+
 export function findPostgresBinaries(): string {
   const candidates: string[] = [];
   if (process.env.TORII_POSTGRES_BIN) candidates.push(process.env.TORII_POSTGRES_BIN);
@@ -115,15 +126,7 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
     rmSync(directory, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady('postgres', server, async () => {
-      const client = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-      try {
-        await client`select 1`;
-        return true;
-      } finally {
-        await client.end({ timeout: 1 });
-      }
-    });
+    await waitUntilReady('postgres', server, () => answersQuery(url));
   } catch (error) {
     await stop();
     throw error;
