@@ -2,16 +2,11 @@ import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
-import { createKeyAdministration } from '../../src/auth/key-administration.ts';
+import { assembleAccounting } from '../../src/accounting/accounting-assembly.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
-import { createVirtualKeyAuthenticator } from '../../src/auth/virtual-key-authenticator.ts';
-import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
-import { createBudgetTracker } from '../../src/limits/budget-tracker.ts';
-import { createRateLimiter } from '../../src/limits/rate-limiter.ts';
-import type { BudgetGate } from '../../src/routes/request-accounting.ts';
 import { createGateway } from '../../src/gateway.ts';
 import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
-import { consoleLogger, type GatewayLogger, type GatewayServices } from '../../src/services.ts';
+import { consoleLogger, type GatewayServices } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import type { NodeDataPlane } from './node-data-plane.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.ts';
@@ -39,17 +34,6 @@ export interface NodeGatewayOptions {
   dataPlane?: NodeDataPlane;
 }
 
-/** Budgets over the plane's shared cache (Redis, or the primary's), reconciled from the ledger. */
-function budgetGate(plane: NodeDataPlane, logger: GatewayLogger): BudgetGate {
-  const tracker = createBudgetTracker({
-    cache: plane.sharedCache ?? createMemoryKeyValueCache({ maxEntries: 100_000 }),
-    reconcile: (keyIds, since) => plane.usageQuery.spendByKey(keyIds, since),
-    logger,
-  });
-  plane.onClose(() => tracker.close());
-  return { check: (key) => tracker.enforce(key), record: (key, costUsd) => tracker.record(key.id, costUsd) };
-}
-
 /**
  * Builds the gateway for one Node process from its environment.
  *
@@ -65,47 +49,30 @@ export async function createNodeGateway(
   // One-shot, synchronous hashing: no Hash object and no trip through the thread pool that Web Crypto takes.
   const sha256 = (text: string) => hash('sha256', text, 'buffer');
   const plane = options.dataPlane;
-  const logger = consoleLogger;
-  const virtualKeys =
+  const assembled =
     plane === undefined
       ? undefined
-      : createVirtualKeyAuthenticator({
+      : assembleAccounting({
           masterKey: options.masterKey,
-          store: plane.keyStore,
+          keyStore: plane.keyStore,
           ...(plane.sharedCache === undefined ? {} : { sharedCache: plane.sharedCache }),
           invalidations: plane.invalidations,
+          ...(plane.limitStore === undefined ? {} : { limitStore: plane.limitStore }),
+          rateLimitMode: plane.rateLimitMode,
+          usageQuery: plane.usageQuery,
+          recordUsage: (event) => plane.usageQueue.enqueue(event),
           sha256,
-          onLookupProblem: (problem, error) => logger.warn(problem, { error: String(error) }),
+          logger: consoleLogger,
         });
-  if (virtualKeys !== undefined) plane?.onInvalidationGap(() => virtualKeys.forgetAll());
-  const authenticator = virtualKeys ?? createMasterKeyAuthenticator(options.masterKey, { sha256 });
+  if (plane !== undefined && assembled !== undefined) {
+    plane.onInvalidationGap(() => assembled.authenticator.forgetAll());
+    plane.onClose(() => assembled.close());
+  }
   const app = createGateway({
     config,
     providers: builtinProviders,
-    authenticator,
-    ...(plane === undefined
-      ? {}
-      : {
-          administration: {
-            keys: createKeyAdministration({
-              store: plane.keyStore,
-              ...(plane.sharedCache === undefined ? {} : { sharedCache: plane.sharedCache }),
-              invalidations: plane.invalidations,
-              sha256,
-            }),
-            usage: plane.usageQuery,
-          },
-          accounting: {
-            rateLimiter: createRateLimiter({
-              mode: plane.rateLimitMode,
-              ...(plane.limitStore === undefined || plane.rateLimitMode === 'local' ? {} : { store: plane.limitStore }),
-              onStoreError: (error, counter) =>
-                logger.warn('rate limit store failed', { counter, error: String(error) }),
-            }),
-            budgets: budgetGate(plane, logger),
-            recordUsage: (event) => plane.usageQueue.enqueue(event),
-          },
-        }),
+    authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey, { sha256 }),
+    ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
       metrics,
