@@ -11,8 +11,12 @@ export interface RetryBackoff {
   jitter: number;
 }
 
-/** The defaults: 200 ms, doubling up to 30 s, up to 20% shorter at random. */
-export const defaultRetryBackoff: RetryBackoff = { baseMs: 200, capMs: 30_000, jitter: 0.2 };
+/**
+ * The defaults: 200 ms, doubling up to 5 s, up to 20% shorter at random. The cap bounds how long the ledger (and the
+ * budget reconciliation that reads it) lags after the database comes back; one failed attempt per 5 s per writer is
+ * no load on a database that is down.
+ */
+export const defaultRetryBackoff: RetryBackoff = { baseMs: 200, capMs: 5_000, jitter: 0.2 };
 
 /**
  * The delay before retry number `attempt` (1 for the first retry): `min(capMs, baseMs * 2^(attempt - 1))`, shortened

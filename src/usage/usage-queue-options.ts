@@ -20,7 +20,7 @@ export interface UsageQueueOptions {
   maxSpilling?: number;
   /** A write that has not settled by then counts as failed and is retried, in ms (default 30,000). */
   writeTimeoutMs?: number;
-  /** Backoff between retries (default 200 ms doubling to 30 s, 20% jitter). */
+  /** Backoff between retries (default 200 ms doubling to 5 s, 20% jitter). */
   retryBackoff?: Partial<RetryBackoff>;
   /** Wall clock in epoch ms, for `lastError.at` (default `Date.now`). */
   now?: () => number;
