@@ -80,7 +80,8 @@ export async function spawnGateway(
     output,
     ...(child.pid === undefined ? {} : { pid: child.pid }),
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      // Already gone (exited, or killed by a signal: then exitCode stays null and 'exit' will not fire again).
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       const timer = setTimeout(() => killTree(child, 'SIGKILL'), 15_000);
