@@ -1,7 +1,7 @@
 /**
  * The one conformance suite of the `LimitStore` seam (src/limits/limit-store.ts). Every implementation calls
  * {@link describeLimitStoreConformance} from the test beside it: memory, Redis (ioredis, real server from
- * `TORII_TEST_REDIS_URL`), and later the Durable Object.
+ * `TORII_TEST_REDIS_URL`), and the Durable Object (in workerd, through tests/conformance/key-counters-workerd.ts).
  *
  * The heart of it is atomicity: many leases racing on one counter (over several connections where the store has
  * them) never grant more than the limit in total, and grant exactly the limit when demand exceeds it.
