@@ -1,7 +1,7 @@
 /**
  * drizzle-kit configuration: `npx drizzle-kit generate` writes a new migration into src/db/migrations/ from
  * src/db/schema.ts. The one folder serves every driver (postgres-js, PGlite, Hyperdrive); the Node adapter applies it
- * at start (adapters/node/database-migrate.ts). Commit the generated SQL and meta/ together.
+ * at start (adapters/shared/database-migrate.ts). Commit the generated SQL and meta/ together.
  */
 import { defineConfig } from 'drizzle-kit';
 

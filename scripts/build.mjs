@@ -29,6 +29,7 @@ await build({
 await build({
   entryPoints: {
     index: 'adapters/library/index.ts',
+    accounting: 'adapters/library/accounting.ts',
     node: 'adapters/node/index.ts',
     cloudflare: 'adapters/cloudflare/worker.ts',
     deno: 'adapters/deno/index.ts',

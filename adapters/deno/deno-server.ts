@@ -3,8 +3,11 @@ import { builtinProviders } from '../../providers/index.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
+import { consoleLogger } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
+import { openDenoAccounting } from './deno-accounting.ts';
+import { readDenoServerSettings } from './deno-environment.ts';
 
 /** How the Deno server starts; every field defaults from the environment. */
 export interface DenoServerOptions {
@@ -13,27 +16,42 @@ export interface DenoServerOptions {
   hostname?: string;
 }
 
+/** How long shutdown may spend writing queued usage before the rest goes to the disk spill. */
+const usageFlushTimeoutMs = 5_000;
+
 /**
  * Serves the gateway with `Deno.serve` (upstream calls through Deno's fetch, which pools connections). Config comes
- * from `TORII_CONFIG` or the embedded defaults; SIGTERM and SIGINT stop accepting and let in-flight requests finish.
+ * from `TORII_CONFIG` or the embedded defaults. Keys, limits, budgets and the usage ledger work as in a Node single
+ * process (see deno-accounting.ts): Postgres (`DATABASE_URL`) or PGlite on local disk, and Upstash Redis over REST
+ * (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance.
+ *
+ * SIGTERM and SIGINT: stop accepting (`/health/ready` answers 503), let in-flight requests finish (up to
+ * `TORII_SHUTDOWN_GRACE_MS`), push pending budget spend, flush the usage queue (5 s, then the rest is spilled to
+ * disk), close the database, exit 0.
  *
  * @example
- * // deno run --allow-net --allow-env --allow-read adapters/deno/server.ts
+ * // deno run --allow-net --allow-env --allow-read --allow-write adapters/deno/server.ts
  * await startDenoServer({ port: 8787 });
  */
 export async function startDenoServer(options: DenoServerOptions = {}): Promise<Deno.HttpServer> {
   const environment = options.environment ?? Deno.env.toObject();
   const { config, source } = await loadGatewayConfig(environment, builtinProviders, (path) => Deno.readTextFile(path));
+  const settings = readDenoServerSettings(environment);
   const masterKey = resolveMasterKey(environment);
+  const opened = await openDenoAccounting(settings, masterKey.key, consoleLogger);
+  const accounting = opened?.accounting;
   let accepting = true;
   const app = createGateway({
     config,
     providers: builtinProviders,
-    authenticator: createMasterKeyAuthenticator(masterKey.key),
+    authenticator: accounting?.authenticator ?? createMasterKeyAuthenticator(masterKey.key),
+    ...(accounting === undefined
+      ? {}
+      : { accounting: accounting.accounting, administration: accounting.administration }),
     services: { upstreamFetch: createFetchUpstream(), isReady: () => accepting },
   });
-  const port = options.port ?? Number(environment.PORT ?? 8787);
-  const hostname = options.hostname ?? environment.HOST ?? '0.0.0.0';
+  const port = options.port ?? settings.port;
+  const hostname = options.hostname ?? settings.hostname;
   const server = Deno.serve({ port, hostname, onListen: () => {} }, app.fetch);
   console.log(
     JSON.stringify({
@@ -42,17 +60,32 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
       runtime: 'deno',
       config: source,
       modelGroups: Object.keys(config.modelGroups),
+      database: opened?.database ?? 'none',
+      sharedCache: opened?.sharedCache ?? 'none',
+      rateLimitMode: opened?.rateLimitMode ?? 'none',
+      ...(opened === undefined ? {} : { keyCacheTtlMs: settings.keyCacheTtlMs }),
       ...(masterKey.generated
         ? { masterKey: masterKey.key, note: 'generated for this run; set TORII_MASTER_KEY to choose one' }
         : {}),
     }),
   );
-  const stop = (): void => {
+  const stop = async (): Promise<void> => {
     if (!accepting) return;
     accepting = false;
-    void server.shutdown().then(() => Deno.exit(0));
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const finished = await Promise.race([
+      server.shutdown().then(() => true),
+      new Promise<false>((resolve) => (graceTimer = setTimeout(() => resolve(false), settings.shutdownGraceMs))),
+    ]);
+    clearTimeout(graceTimer);
+    if (!finished) consoleLogger.warn('grace period over; closing unfinished requests');
+    // Usage of every finished request goes to the database (or the disk spill) before exit.
+    await accounting
+      ?.close({ timeoutMs: usageFlushTimeoutMs })
+      .catch((error: unknown) => consoleLogger.error('usage flush failed', { error: String(error) }));
+    Deno.exit(0);
   };
-  Deno.addSignalListener('SIGTERM', stop);
-  Deno.addSignalListener('SIGINT', stop);
+  Deno.addSignalListener('SIGTERM', () => void stop());
+  Deno.addSignalListener('SIGINT', () => void stop());
   return server;
 }

@@ -2,7 +2,7 @@
 import { ConfigError } from '../../src/config/config-error.ts';
 import { startDenoServer } from './deno-server.ts';
 
-// `deno run --allow-net --allow-env --allow-read adapters/deno/server.ts`
+// `deno run --allow-net --allow-env --allow-read --allow-write adapters/deno/server.ts`
 try {
   await startDenoServer();
 } catch (error) {

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
+import type { AssembledAccounting } from '../../src/accounting/accounting-assembly.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import type { Authenticator } from '../../src/auth/authenticator.ts';
 import type { ProviderRegistry } from '../../src/canonical/provider-translator.ts';
@@ -10,7 +11,7 @@ import type { GatewayServices } from '../../src/services.ts';
 
 /** Options of the library's {@link createGateway}. */
 export interface LibraryGatewayOptions {
-  /** The master key clients present (`Authorization: Bearer ...`). Required unless `authenticator` is given. */
+  /** The master key clients present (`Authorization: Bearer ...`). Required unless `authenticator` or `accounting` is given. */
   masterKey?: string;
   /** A custom authenticator instead of the master key. */
   authenticator?: Authenticator;
@@ -20,7 +21,17 @@ export interface LibraryGatewayOptions {
   providers?: ProviderRegistry;
   /** Runtime services; defaults to the global fetch and no metrics. */
   services?: Partial<GatewayServices>;
+  /**
+   * Virtual keys, rate limits, budgets, the usage ledger and the admin API (`/admin/keys`, `/admin/usage`):
+   * `openDatabaseAccounting` from `torii/accounting` (Postgres or PGlite), or {@link assembleAccounting} over parts of
+   * your own. Its authenticator replaces the master-key one (the master key it was built with still works, and is
+   * the only key the admin API takes). Without it the gateway accepts the master key only and keeps no ledger.
+   */
+  accounting?: LibraryAccounting;
 }
+
+/** What the `accounting` option takes: an {@link assembleAccounting} result (the rest of it is ignored). */
+export type LibraryAccounting = Pick<AssembledAccounting, 'authenticator' | 'accounting' | 'administration'>;
 
 /**
  * torii as a library: a Hono app serving the OpenAI-compatible API, to serve from any Fetch-based runtime or mount
@@ -37,17 +48,32 @@ export interface LibraryGatewayOptions {
  *   { masterKey: process.env.TORII_MASTER_KEY, environment: process.env },
  * ));
  * // the openai SDK then uses baseURL 'http://host/llm/v1'
+ *
+ * @example
+ * // With virtual keys, limits, budgets and the usage ledger in Postgres (see openDatabaseAccounting):
+ * import { openDatabaseAccounting } from 'torii/accounting';
+ *
+ * const accounting = await openDatabaseAccounting({ masterKey, databaseUrl: process.env.DATABASE_URL });
+ * app.route('/llm', createGateway(config, { accounting, environment: process.env }));
+ * // POST /llm/admin/keys with the master key issues keys; on shutdown: await accounting.close();
  */
 export function createGateway(config: unknown, options: LibraryGatewayOptions = {}): Hono<GatewayEnvironment> {
+  const { accounting } = options;
+  if (accounting !== undefined && options.authenticator !== undefined)
+    throw new Error('createGateway takes an authenticator or accounting (which brings its own), not both.');
   const authenticator =
+    accounting?.authenticator ??
     options.authenticator ??
     (options.masterKey !== undefined ? createMasterKeyAuthenticator(options.masterKey) : undefined);
-  if (authenticator === undefined) throw new Error('createGateway needs a masterKey or an authenticator.');
+  if (authenticator === undefined) throw new Error('createGateway needs a masterKey, an authenticator or accounting.');
   return createCoreGateway({
     config: parseGatewayConfig(config, options.environment ?? {}),
     providers: options.providers ?? builtinProviders,
     authenticator,
     ...(options.services ? { services: options.services } : {}),
+    ...(accounting === undefined
+      ? {}
+      : { accounting: accounting.accounting, administration: accounting.administration }),
   });
 }
 
@@ -66,3 +92,22 @@ export type {
   UpstreamFetch,
 } from '../../src/services.ts';
 export type { Authenticator, AuthContext } from '../../src/auth/authenticator.ts';
+export {
+  assembleAccounting,
+  type AccountingParts,
+  type AssembledAccounting,
+} from '../../src/accounting/accounting-assembly.ts';
+export { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
+export { createMemoryLimitStore } from '../../src/limits/memory-limit-store.ts';
+export { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
+export { createUsageQueue, type UsageQueue, type UsageQueueOptions } from '../../src/usage/usage-queue.ts';
+export type { KeyStore } from '../../src/auth/key-store.ts';
+export type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
+export type { VirtualKeyRecord } from '../../src/auth/virtual-key-record.ts';
+export type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
+export type { LimitStore, LimitLease } from '../../src/limits/limit-store.ts';
+export type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
+export type { BudgetSpendCounters } from '../../src/limits/budget-spend-counters.ts';
+export type { UsageEvent, UsageSink, UsageSpill } from '../../src/usage/usage-event.ts';
+export type { UsageQuery } from '../../src/usage/usage-query.ts';
+export type { GatewayAccounting } from '../../src/routes/request-accounting.ts';

@@ -1,13 +1,10 @@
 import type { Redis } from 'ioredis';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
 import type { KeyStore } from '../../src/auth/key-store.ts';
 import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
 import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
-import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
-import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
-import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
 import type { LimitStore } from '../../src/limits/limit-store.ts';
 import { createMemoryLimitStore } from '../../src/limits/memory-limit-store.ts';
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
@@ -15,6 +12,8 @@ import type { GatewayLogger } from '../../src/services.ts';
 import type { UsageEvent } from '../../src/usage/usage-event.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 import { createUsageQueue, type UsageQueue } from '../../src/usage/usage-queue.ts';
+import { openDatabaseAccountingStores } from '../shared/database-accounting-stores.ts';
+import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
 import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
 import {
   createClusterInvalidationBus,
@@ -24,12 +23,10 @@ import {
   createRemoteUsageSink,
   primaryHandlers,
 } from './cluster-remote-services.ts';
-import { openDatabase, type OpenDatabase } from './database-open.ts';
 import { openRedisConnection, openRedisSubscriberConnection, whenRedisReady } from './redis-connection.ts';
 import { createRedisKeyInvalidationBus, type RedisKeyInvalidationBus } from './redis-key-invalidation-bus.ts';
 import { createRedisKeyValueCache } from './redis-key-value-cache.ts';
 import { createRedisLimitStore } from './redis-limit-store.ts';
-import { openFileUsageSpill, type FileUsageSpill } from './usage-spill-files.ts';
 
 /**
  * Where a Node process keeps keys, limits and usage, by role:
@@ -87,13 +84,10 @@ interface DataPlaneSettings {
 }
 
 function readSettings(environment: NodeJS.ProcessEnv): DataPlaneSettings {
-  const mode = environment.TORII_RATE_LIMIT_MODE;
-  if (mode !== undefined && mode !== '' && mode !== 'leased' && mode !== 'strict' && mode !== 'local')
-    throw new Error(`TORII_RATE_LIMIT_MODE must be leased, strict or local, got "${mode}".`);
   return {
     redisUrl: environment.REDIS_URL || undefined,
     dataDirectory: resolve(environment.TORII_DATA_DIR || '.torii'),
-    rateLimitMode: mode === undefined || mode === '' ? undefined : mode,
+    rateLimitMode: readRateLimitMode(environment),
   };
 }
 
@@ -133,34 +127,6 @@ async function openRedisParts(url: string, logger: GatewayLogger, onGap: () => v
   };
 }
 
-/** The database-owning half (single process or cluster primary): store, query, queue and spill. */
-interface DatabaseOwner {
-  database: OpenDatabase;
-  keyStore: KeyStore;
-  usageQuery: UsageQuery;
-  usageQueue: UsageQueue;
-  spill: FileUsageSpill;
-  close(timeoutMs: number): Promise<void>;
-}
-
-async function openDatabaseOwner(environment: NodeJS.ProcessEnv, settings: DataPlaneSettings): Promise<DatabaseOwner> {
-  const database = await openDatabase(environment);
-  const spill = await openFileUsageSpill({ directory: join(settings.dataDirectory, 'usage-spill') });
-  const usageQueue = createUsageQueue({ sink: createDrizzleUsageSink(database.db), spill });
-  return {
-    database,
-    keyStore: createDrizzleKeyStore(database.db),
-    usageQuery: createDrizzleUsageQuery(database.db),
-    usageQueue,
-    spill,
-    async close(timeoutMs) {
-      await usageQueue.flush({ timeoutMs });
-      await spill.close();
-      await database.close();
-    },
-  };
-}
-
 /**
  * Opens the data plane of a single process (TORII_WORKERS=1).
  *
@@ -172,7 +138,7 @@ export async function openSingleProcessDataPlane(
   logger: GatewayLogger,
 ): Promise<NodeDataPlane> {
   const settings = readSettings(environment);
-  const owner = await openDatabaseOwner(environment, settings);
+  const owner = await openDatabaseAccountingStores({ environment, dataDirectory: settings.dataDirectory });
   const gapListeners: (() => void)[] = [];
   const redis =
     settings.redisUrl === undefined
@@ -216,7 +182,7 @@ export interface ClusterPrimaryDataPlane {
  */
 export async function openClusterPrimaryDataPlane(environment: NodeJS.ProcessEnv): Promise<ClusterPrimaryDataPlane> {
   const settings = readSettings(environment);
-  const owner = await openDatabaseOwner(environment, settings);
+  const owner = await openDatabaseAccountingStores({ environment, dataDirectory: settings.dataDirectory });
   const withoutRedis = settings.redisUrl === undefined;
   let broadcast: ((invalidation: unknown) => void) | undefined;
   const handlers = primaryHandlers({

@@ -1,36 +1,22 @@
-import { Redis } from '@upstash/redis';
+import type { Redis } from '@upstash/redis';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
 import { assertTtlSeconds } from '../../src/cache/key-value-cache-ttl.ts';
+import { createUpstashRedisClient, type UpstashConnectionOptions } from './upstash-redis-client.ts';
 
-/** What {@link createUpstashKeyValueCache} is made with. */
-export interface UpstashKeyValueCacheOptions {
-  /** The database's REST URL (`UPSTASH_REDIS_REST_URL`). */
-  url: string;
-  /** The database's REST token (`UPSTASH_REDIS_REST_TOKEN`). */
-  token: string;
+/**
+ * What {@link createUpstashKeyValueCache} is made with: where the database is (a client is then built with
+ * {@link createUpstashRedisClient}), or a client built that way already (to share it with the limit store).
+ */
+export type UpstashKeyValueCacheOptions = (UpstashConnectionOptions | { redis: Redis }) & {
   /** Put before every key (`torii:kv:`), so the cache can share the database with other data. */
   prefix: string;
-  /** How long one HTTP call may take before it is aborted and the call rejects, in ms. Default 2000. */
-  timeoutMs?: number;
-  /** How many times a call that failed at the network level is tried again (50 ms apart). Default 1. */
-  retries?: number;
-}
+};
 
 /**
  * A {@link KeyValueCache} in Upstash Redis over its REST API (`@upstash/redis`), for runtimes without TCP sockets:
  * Workers, Deno Deploy, and Node too. `SET key value EX ttl`, and `SET ... NX EX ttl` for `setIfAbsent`, which Redis
- * runs atomically.
- *
- * The client is built here rather than passed in, because three of its defaults are wrong for a cache of opaque
- * strings on a request path:
- *
- * - `automaticDeserialization` would `JSON.parse` every value read: `"123"` would come back as the number 123 and
- *   `'{"a": 1}'` as an object. It is turned off, so values come back exactly as stored.
- * - Retries: by default five, backing off up to ~4 s in total, on a request path. Here one retry 50 ms later.
- * - No timeout: a call waits as long as fetch does. Here each HTTP call is aborted after `timeoutMs`.
- *
- * Responses come base64-encoded (the client's default `Upstash-Encoding: base64`), so any byte sequence survives
- * JSON; commands issued in the same tick are batched into one `/pipeline` call (auto-pipelining, on by default).
+ * runs atomically. The client's settings (no automatic deserialization, one quick retry, a timeout per call) are
+ * explained at {@link createUpstashRedisClient}; pass a client of your own only if it was built that way.
  *
  * @example
  * ```ts
@@ -43,17 +29,7 @@ export interface UpstashKeyValueCacheOptions {
  * ```
  */
 export function createUpstashKeyValueCache(options: UpstashKeyValueCacheOptions): KeyValueCache {
-  const timeoutMs = options.timeoutMs ?? 2_000;
-  const redis = new Redis({
-    url: options.url,
-    token: options.token,
-    automaticDeserialization: false,
-    enableTelemetry: false,
-    retry: { retries: options.retries ?? 1, backoff: () => 50 },
-    // A function, so each call gets a fresh timeout, and an abort rejects the call (a plain signal that has fired
-    // makes the client resolve with the abort reason as if it were the result).
-    signal: () => AbortSignal.timeout(timeoutMs),
-  });
+  const redis = 'redis' in options ? options.redis : createUpstashRedisClient(options);
   const { prefix } = options;
   return {
     async get(key) {

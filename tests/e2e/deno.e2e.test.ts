@@ -12,7 +12,7 @@ defineGatewayE2ESuite('Deno (Deno.serve)', async (config, environment) => {
   const port = await freePort();
   return await spawnGateway(
     'node_modules/.bin/deno',
-    ['run', '--allow-net', '--allow-env', '--allow-read', 'adapters/deno/server.ts'],
+    ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', 'adapters/deno/server.ts'],
     {
       env: {
         ...environment,

@@ -4,7 +4,7 @@
  * children at the same moment; then it migrates, prints `migrated` and exits 0, or prints the error and exits 1.
  */
 import { createInterface } from 'node:readline';
-import { migratePostgres } from '../../adapters/node/database-migrate.ts';
+import { migratePostgres } from '../../adapters/shared/database-migrate.ts';
 
 const [url, folder] = process.argv.slice(2);
 if (!url || !folder) {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { openDatabase, type OpenDatabase } from '../../adapters/node/database-open.ts';
+import { openDatabase, type OpenDatabase } from '../../adapters/shared/database-open.ts';
 
 /** A database of its own for one test file, migrated, dropped by `drop()`. */
 export interface TestDatabase extends OpenDatabase {

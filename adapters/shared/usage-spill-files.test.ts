@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testUsageSpill } from '../../tests/conformance/usage-spill-suite.ts';
@@ -156,6 +157,37 @@ describe('openFileUsageSpill', () => {
     // Every event the child saw acknowledged is there, in order; at most the batch in progress is missing.
     expect(replayed.slice(0, acknowledged)).toEqual(ids(range(0, acknowledged)));
     expect(await segments(directory)).toEqual([]);
+  }, 30_000);
+
+  it('on Deno without --allow-run, leaves a live process its segments and goes by heartbeats', async () => {
+    const directory = await temporaryDirectory();
+    const line = (index: number) => JSON.stringify(testUsageEvent(index)) + '\n';
+    // This test process is alive and marks itself so; the other owner's pid is unknown and its heartbeat stale.
+    const live = `${process.pid}-live0001`;
+    const stale = '999999999-stale001';
+    await writeFile(join(directory, `${live}.alive`), '');
+    await writeFile(join(directory, `000000000000001-000000-${live}.${live}.jsonl`), line(1));
+    await writeFile(join(directory, `${stale}.alive`), '');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(join(directory, `${stale}.alive`), old, old);
+    await writeFile(join(directory, `000000000000002-000000-${stale}.${stale}.jsonl`), line(2));
+    const script = join(directory, 'replay.ts');
+    await writeFile(
+      script,
+      `import { openFileUsageSpill } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'usage-spill-files.ts')).href)};
+      const spill = await openFileUsageSpill({ directory: ${JSON.stringify(directory)} });
+      const ids: string[] = [];
+      await spill.replay(async (events) => void ids.push(...events.map((event) => event.requestId)));
+      await spill.close();
+      console.log(JSON.stringify(ids));`,
+    );
+    const deno = join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno');
+    const output = execFileSync(deno, ['run', '--no-config', '--allow-read', '--allow-write', script], {
+      encoding: 'utf8',
+      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
+    });
+    expect(JSON.parse(output)).toEqual(['request-2']);
+    expect(await segments(directory)).toEqual([`000000000000001-000000-${live}.${live}.jsonl`]);
   }, 30_000);
 
   it('carries a queue through a restart: spilled on shutdown, replayed by the next process', async () => {

@@ -40,8 +40,9 @@ const aliveSuffix = '.alive';
  * - **Several processes, restarts**: segment names carry the writing process (`<time>-<seq>-<origin>.<owner>.jsonl`).
  *   A process touches only its own segments, and adopts (by an atomic rename to its own name) those of a process that
  *   is dead: its pid no longer exists, or its heartbeat file (`<owner>.alive`, touched every `heartbeatMs`) is older
- *   than `staleAfterMs` or gone. So Node cluster workers can share one directory, and a new process replays what a
- *   dead one left. A process stalled longer than `staleAfterMs` can lose the batch it was appending at that moment to
+ *   than `staleAfterMs` or gone (removed by a clean `close()`). So Node cluster workers can share one directory, and
+ *   a new process replays what a dead one left. Runs on Node and Deno (`--allow-read --allow-write`); Deno asks
+ *   about pids only with `--allow-run`, so without it a crashed process's segments wait for its stale heartbeat. A process stalled longer than `staleAfterMs` can lose the batch it was appending at that moment to
  *   an adopter; keep `staleAfterMs` far above any event-loop stall.
  * - **Torn lines**: a line without its newline (a crash mid-write) or that does not parse is skipped and counted.
  *
@@ -217,13 +218,17 @@ export function parseSegment(text: string): { events: UsageEvent[]; skipped: num
   return { events, skipped };
 }
 
+/**
+ * Whether a process may exist: false only when the system says there is none (ESRCH). Any other answer counts as
+ * alive and leaves the decision to the heartbeat: EPERM (it exists but belongs to someone else), and Deno without
+ * `--allow-run`, where `process.kill` is refused with a permission error before asking the system.
+ */
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

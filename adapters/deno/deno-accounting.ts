@@ -1,0 +1,105 @@
+/// <reference lib="deno.ns" />
+import { resolve } from 'node:path';
+import type { GatewayLogger } from '../../src/services.ts';
+import { openDatabaseAccounting, type DatabaseAccounting } from '../shared/database-accounting.ts';
+import { createUpstashKeyValueCache } from '../shared/upstash-key-value-cache.ts';
+import { createUpstashLimitStore } from '../shared/upstash-limit-store.ts';
+import { createUpstashRedisClient } from '../shared/upstash-redis-client.ts';
+import type { DenoServerSettings } from './deno-environment.ts';
+
+/** The accounting a Deno server runs with, and what it is made of (for the start-up log line). */
+export interface DenoAccounting {
+  accounting: DatabaseAccounting;
+  /** `postgres` or `pglite`. */
+  database: string;
+  /** `upstash (<host>)` or `none`. */
+  sharedCache: string;
+  /** The mode rate limits run in. */
+  rateLimitMode: string;
+}
+
+/** Whether this Deno may write below `path` (`--allow-write`), asked without prompting. */
+function mayWrite(path: string): boolean {
+  return Deno.permissions.querySync({ name: 'write', path }).state === 'granted';
+}
+
+/**
+ * Opens the Deno server's keys, limits, budgets and ledger, as a Node single process has them:
+ *
+ * - the database: Postgres through postgres-js with `DATABASE_URL`, otherwise PGlite in `TORII_DATA_DIR/pglite`;
+ *   migrated under the advisory lock; the usage queue writes through the Drizzle sink and spills to
+ *   `TORII_DATA_DIR/usage-spill` (without write permission there, e.g. on Deno Deploy, it runs without a spill);
+ * - with `UPSTASH_REDIS_REST_URL` and `_TOKEN`: one Upstash client for the shared key cache, budget counters (slots in
+ *   the cache) and rate limits (the Lua scripts of the Redis store, `leased` by default). Upstash's REST API has no
+ *   subscription to rely on, so key changes reach other instances through the key cache's local lifetime,
+ *   `TORII_KEY_CACHE_TTL_MS` (5 s): an instance re-reads a key from Upstash at most that long after caching it, and
+ *   the admin path has written the new record there. Without Upstash everything but the database is per process.
+ *
+ * Answers undefined (the server then accepts the master key only) when PGlite, the default database, cannot be
+ * opened (no `--allow-write`, or any failure), after logging why. With `DATABASE_URL` set, a failure is fatal: a
+ * gateway that dropped the database it was given would refuse every virtual key.
+ *
+ * @example
+ * const opened = await openDenoAccounting(readDenoServerSettings(Deno.env.toObject()), masterKey, consoleLogger);
+ */
+export async function openDenoAccounting(
+  settings: DenoServerSettings,
+  masterKey: string,
+  logger: GatewayLogger,
+): Promise<DenoAccounting | undefined> {
+  const dataDirectory = resolve(settings.dataDirectory);
+  const writable = mayWrite(dataDirectory);
+  const masterKeyOnly = (reason: string): undefined => {
+    logger.error(
+      'no database: serving the master key only (no virtual keys, rate limits, budgets or usage ledger). ' +
+        'Set DATABASE_URL to a Postgres, or let PGlite write its files (deno run --allow-write).',
+      { reason },
+    );
+    return undefined;
+  };
+  if (settings.databaseUrl === undefined && !writable)
+    return masterKeyOnly(`PGlite needs write access to ${dataDirectory} and this process has none`);
+  if (settings.databaseUrl !== undefined && !writable)
+    logger.warn('no disk spill for usage: no write access to TORII_DATA_DIR', { dataDirectory });
+
+  const redis = settings.upstash === undefined ? undefined : createUpstashRedisClient(settings.upstash);
+  if (redis !== undefined) {
+    try {
+      await redis.ping();
+    } catch (error) {
+      throw new Error(`UPSTASH_REDIS_REST_URL is set but Upstash did not answer: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  const rateLimitMode = settings.rateLimitMode ?? (redis === undefined ? 'local' : 'leased');
+  let accounting: DatabaseAccounting;
+  try {
+    accounting = await openDatabaseAccounting({
+      masterKey,
+      ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
+      ...(settings.databasePoolMax === undefined ? {} : { poolMax: settings.databasePoolMax }),
+      ...(settings.migrationsFolder === undefined ? {} : { migrationsFolder: settings.migrationsFolder }),
+      dataDirectory,
+      spill: writable,
+      ...(redis === undefined
+        ? {}
+        : {
+            sharedCache: createUpstashKeyValueCache({ redis, prefix: '' }),
+            limitStore: createUpstashLimitStore({ redis }),
+          }),
+      rateLimitMode,
+      localKeyTtlMs: settings.keyCacheTtlMs,
+      logger,
+    });
+  } catch (error) {
+    if (settings.databaseUrl !== undefined) throw error;
+    return masterKeyOnly(`PGlite could not be opened in ${dataDirectory}: ${String(error)}`);
+  }
+  return {
+    accounting,
+    database: accounting.database.kind,
+    sharedCache: settings.upstash === undefined ? 'none' : `upstash (${new URL(settings.upstash.url).host})`,
+    rateLimitMode,
+  };
+}

@@ -1,0 +1,73 @@
+import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
+import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
+
+/** Settings of the Deno server, read from its environment. */
+export interface DenoServerSettings {
+  port: number;
+  hostname: string;
+  /** How long in-flight requests (streams included) may take to finish after SIGTERM, ms. */
+  shutdownGraceMs: number;
+  /** Postgres (postgres-js); absent: PGlite in `dataDirectory`. */
+  databaseUrl: string | undefined;
+  /** The postgres-js pool size (default 4). */
+  databasePoolMax: number | undefined;
+  /** Where the migrations are, when not beside the sources. */
+  migrationsFolder: string | undefined;
+  /** Local state: PGlite's files and the usage spill. */
+  dataDirectory: string;
+  /** The Upstash Redis database shared by every instance (key cache, rate limits, budget counters). */
+  upstash: { url: string; token: string } | undefined;
+  /** How long an instance trusts its in-memory copy of a key, ms: how soon key changes reach other instances. */
+  keyCacheTtlMs: number;
+  rateLimitMode: RateLimitMode | undefined;
+}
+
+/** The default {@link DenoServerSettings.keyCacheTtlMs}: no invalidation bus reaches other Deno instances. */
+export const defaultDenoKeyCacheTtlMs = 5_000;
+
+function nonNegativeInteger(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${value}".`);
+  return parsed;
+}
+
+function positiveOrUndefined(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parsed = nonNegativeInteger(value, name, 0);
+  if (parsed < 1) throw new Error(`${name} must be a positive integer, got "${value}".`);
+  return parsed;
+}
+
+/**
+ * Reads PORT (8787), HOST (0.0.0.0), TORII_SHUTDOWN_GRACE_MS (25000), DATABASE_URL, TORII_DATABASE_POOL_MAX (4),
+ * TORII_MIGRATIONS_DIR, TORII_DATA_DIR (`.torii`),
+ * UPSTASH_REDIS_REST_URL with UPSTASH_REDIS_REST_TOKEN, TORII_KEY_CACHE_TTL_MS (5000) and TORII_RATE_LIMIT_MODE.
+ * A malformed value throws, naming the variable.
+ */
+export function readDenoServerSettings(environment: Record<string, string | undefined>): DenoServerSettings {
+  const upstashUrl = environment.UPSTASH_REDIS_REST_URL || undefined;
+  const upstashToken = environment.UPSTASH_REDIS_REST_TOKEN || undefined;
+  if ((upstashUrl === undefined) !== (upstashToken === undefined))
+    throw new Error('Set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither.');
+  const keyCacheTtlMs = nonNegativeInteger(
+    environment.TORII_KEY_CACHE_TTL_MS,
+    'TORII_KEY_CACHE_TTL_MS',
+    defaultDenoKeyCacheTtlMs,
+  );
+  if (keyCacheTtlMs < 1) throw new Error('TORII_KEY_CACHE_TTL_MS must be at least 1.');
+  return {
+    port: nonNegativeInteger(environment.PORT, 'PORT', 8787),
+    hostname: environment.HOST || '0.0.0.0',
+    shutdownGraceMs: nonNegativeInteger(environment.TORII_SHUTDOWN_GRACE_MS, 'TORII_SHUTDOWN_GRACE_MS', 25_000),
+    databaseUrl: environment.DATABASE_URL || undefined,
+    databasePoolMax: positiveOrUndefined(environment.TORII_DATABASE_POOL_MAX, 'TORII_DATABASE_POOL_MAX'),
+    migrationsFolder: environment.TORII_MIGRATIONS_DIR || undefined,
+    dataDirectory: environment.TORII_DATA_DIR || '.torii',
+    upstash:
+      upstashUrl === undefined || upstashToken === undefined ? undefined : { url: upstashUrl, token: upstashToken },
+    keyCacheTtlMs,
+    rateLimitMode: readRateLimitMode(environment),
+  };
+}
