@@ -50,6 +50,8 @@ export class CounterWindow {
   degraded = false;
   /** The lease in flight, if any: never more than one per counter and window. */
   leasing: Promise<void> | undefined;
+  /** Units that requests waiting for the lease in flight need: the lease keeps asking until they are covered. */
+  private waiting = 0;
   private pendingRelease = 0;
   private pendingAdd = 0;
   private flushing: Promise<void> | undefined;
@@ -121,11 +123,18 @@ export class CounterWindow {
     }
   }
 
-  /** Leases enough for `amount` units (and a slice), or joins the lease already in flight. */
+  /**
+   * Leases enough for `amount` units (and a slice), or joins the lease already in flight; either way the request's
+   * need counts towards what that lease asks the store for, so a burst that arrives at once is covered by one lease
+   * (and a follow-up for the requests that joined it late) instead of one slice per wake-up.
+   */
   acquire(amount: number): Promise<void> {
-    if (this.leasing !== undefined) return this.leasing;
-    const needed = Math.max(1, amount - this.held);
-    return this.lease(Math.max(this.sliceSize(), needed), needed);
+    this.waiting += amount;
+    const leasing =
+      this.leasing ?? this.lease(Math.max(this.sliceSize(), this.waiting - this.held), Math.max(1, amount - this.held));
+    return leasing.finally(() => {
+      this.waiting -= amount;
+    });
   }
 
   /**
@@ -202,6 +211,20 @@ export class CounterWindow {
     this.flush();
   }
 
+  /**
+   * Gives back to the store what is held beyond two slices (after a refusal: a burst's lease may have brought units
+   * for requests that the other counter then refused), so what a process strands stays within the stated bound.
+   */
+  trimHeld(): void {
+    if (this.context.mode !== 'leased' || this.degraded || this.leasing !== undefined) return;
+    const excess = this.held - 2 * this.sliceSize();
+    if (excess <= 0 || this.context.now() >= this.windowEnd) return;
+    this.held -= excess;
+    this.pendingRelease += excess;
+    this.knownUsed -= excess;
+    this.flush();
+  }
+
   /** Gives every held unit back to the store (the key is being evicted from memory while its window runs). */
   releaseHeld(): void {
     if (this.context.mode !== 'leased' || this.degraded || this.held <= 0) return;
@@ -212,29 +235,35 @@ export class CounterWindow {
     this.flush();
   }
 
+  /**
+   * One lease in flight for the counter: asks for `amount` (at least `minimum`), then, while requests waiting on it
+   * need more than is held and the store granted in full (so it may have more), asks again for the shortfall (a
+   * few rounds at most: requests keep joining while it runs).
+   */
   private lease(amount: number, minimum: number): Promise<void> {
     const store = this.context.store as LimitStore;
-    const leasing = this.withTimeout(
-      store.lease({
-        counter: this.counter,
-        windowStart: this.windowStart,
-        windowMs: this.context.windowMs,
-        amount,
-        limit: this.limit,
-        minimum,
-      }),
-    )
-      .then(
-        ({ granted, used }) => {
-          this.held += granted;
-          this.knownUsed = used;
-          this.knownAt = this.context.now();
-        },
-        (error: unknown) => {
-          this.context.reportStoreError(error, this.counter);
-          this.degrade();
-        },
-      )
+    const window = { counter: this.counter, windowStart: this.windowStart, windowMs: this.context.windowMs };
+    const run = async (): Promise<void> => {
+      let asked = amount;
+      let least = minimum;
+      for (let round = 0; round < 4; round += 1) {
+        const { granted, used } = await this.withTimeout(
+          store.lease({ ...window, amount: asked, limit: this.limit, minimum: least }),
+        );
+        this.held += granted;
+        this.knownUsed = used;
+        this.knownAt = this.context.now();
+        const shortfall = this.waiting - this.held;
+        if (granted < asked || shortfall <= 0 || used >= this.limit) return;
+        asked = shortfall;
+        least = 1;
+      }
+    };
+    const leasing = run()
+      .catch((error: unknown) => {
+        this.context.reportStoreError(error, this.counter);
+        this.degrade();
+      })
       .finally(() => {
         this.leasing = undefined;
       });

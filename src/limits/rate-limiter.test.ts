@@ -258,6 +258,27 @@ describe('createRateLimiter: leased mode', () => {
     expect(synchronous).toBeGreaterThan(97);
   });
 
+  it('admits the whole limit to a burst arriving at once, one lease covering every waiting request', async () => {
+    const clock = testClock();
+    const shared = createMemoryLimitStore();
+    const observed = [0, 1].map(() => observedStore(shared));
+    const limiters = observed.map(({ store }) => createRateLimiter({ mode: 'leased', store, now: clock.now }));
+    // 45 requests per process in the same tick, limit 30: slices are 3 units, so leasing a slice per wake-up would
+    // leave most of the burst refused while the store still had units.
+    const outcomes = await Promise.all(
+      limiters.flatMap((limiter) =>
+        Array.from({ length: 45 }, () =>
+          limiter.reserve(key({ rpmLimit: 30, tpmLimit: 1_000_000, estimatedTokens: 100 })),
+        ),
+      ),
+    );
+    await Promise.all(limiters.map((limiter) => limiter.drain()));
+    expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(30);
+    expect(await storeUsed(shared, 'rpm:key_1', clock.time)).toBe(30);
+    expect(observed.map((store) => store.mostInFlight())).toEqual([1, 1]);
+    expect(observed[0]!.calls.lease + observed[1]!.calls.lease).toBeLessThanOrEqual(12);
+  });
+
   it('refuses from memory for recheckMs after the store said there is not enough, then asks again', async () => {
     const clock = testClock();
     const { store, calls } = observedStore();

@@ -99,7 +99,9 @@ const isLimit = (limit: number | null | undefined): limit is number =>
  *   pass it by the estimation error of requests in flight (settled afterwards). Under-admission: a request may be
  *   refused while other processes hold units they have not used, at most (P - 1) x (2 slices + one request's
  *   estimate), and for up to `recheckMs` after the store said "not enough" while others give units back. When
- *   every process is busy they spend what they hold and the total admitted is the limit.
+ *   every process is busy they spend what they hold and the total admitted is the limit. Requests that find the
+ *   slice spent wait for one lease sized to all of them (not one slice per wake-up), so a burst arriving at once is
+ *   admitted up to the limit; after a refusal, units held beyond two slices go back to the store.
  * - `strict`: every request makes one store round trip (its RPM and TPM leases run concurrently, all-or-nothing).
  *   Exact; a request refused by one counter gives back what the other granted, so another request can meet a
  *   transiently taken unit for the length of one round trip.
@@ -210,6 +212,8 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     at: number,
   ): RateLimitRefusal => {
     const counter = (limited === 'rpm' ? requests : tokens) as CounterWindow;
+    requests?.trimHeld();
+    tokens?.trimHeld();
     return {
       allowed: false,
       keyId: request.keyId,

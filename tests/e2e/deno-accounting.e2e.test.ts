@@ -33,8 +33,8 @@ const leasedUnderAdmission = (2 - 1) * (2 * Math.ceil(0.1 * rpmLimit) + 1);
 
 /**
  * Sends `3 * rpmLimit` completions from 16 loops at once (8 per instance, alternating), each on a new connection;
- * counts admitted and refused (429) requests. (All 90 in the same instant would meet the limiter's contention cap:
- * a request that finds the fresh units taken three times over is refused, see rate-limiter.ts.)
+ * counts admitted and refused (429) requests. (A burst of all 90 in the same instant is covered by the limiter's
+ * unit test: one lease sized to every waiting request.)
  */
 async function burst(instances: RunningGateway[], apiKey: string) {
   await awayFromWindowEnd(10); // the whole burst inside one minute window
