@@ -1,60 +1,53 @@
-import type { Hono } from 'hono';
-import { builtinProviders } from '../../providers/index.ts';
-import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
-import { parseGatewayConfig } from '../../src/config/config-parse.ts';
 import { GatewayError, renderError } from '../../src/errors.ts';
-import { parseJson } from '../../src/framing/parse-json.ts';
-import { createGateway } from '../../src/gateway.ts';
-import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
-import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
+import type { WorkersQueueBatch } from './queue-usage-consumer.ts';
+import type { WorkerEnvironment } from './worker-environment.ts';
+import { buildWorkerGateway, type WorkerGateway } from './worker-gateway.ts';
+import type { WorkerExecutionContext } from './worker-request-scope.ts';
 
-/**
- * The Worker's bindings. `TORII_CONFIG` is the gateway config as an object (a `[vars]` table in wrangler.toml) or a
- * JSON string (a secret or `--var`); provider keys are secrets referenced from it as `${OPENAI_API_KEY}`.
- */
-export interface WorkerEnvironment {
-  TORII_CONFIG?: unknown;
-  TORII_MASTER_KEY?: string;
-  [name: string]: unknown;
+export { ToriiKeyCounters } from './key-counters-durable-object.ts';
+export type { WorkerEnvironment } from './worker-environment.ts';
+export type { WorkerExecutionContext } from './worker-request-scope.ts';
+
+/** The isolate's gateway, built at the first invocation and rebuilt only if the bindings object changes. */
+let cached: { environment: WorkerEnvironment; gateway: Promise<WorkerGateway>; ready?: WorkerGateway } | undefined;
+
+function gatewayFor(environment: WorkerEnvironment): Promise<WorkerGateway> | WorkerGateway {
+  if (cached?.environment === environment) return cached.ready ?? cached.gateway;
+  const entry: NonNullable<typeof cached> = { environment, gateway: buildWorkerGateway(environment) };
+  cached = entry;
+  entry.gateway.then(
+    (gateway) => (entry.ready = gateway),
+    () => {
+      // A bad config is reported to every request until it is fixed; the next invocation tries again.
+      if (cached === entry) cached = undefined;
+    },
+  );
+  return entry.gateway;
 }
 
-/** The part of the Workers ExecutionContext the gateway uses. */
-export interface WorkerExecutionContext {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
+function configFailure(error: unknown): Response {
+  const message = error instanceof ConfigError ? error.message : 'The gateway could not start.';
+  console.error(error instanceof ConfigError ? message : `${message} ${String(error)}`);
+  return renderError(new GatewayError({ status: 500, type: 'api_error', code: 'invalid_config', message }), 'openai');
 }
 
-let cached: { environment: WorkerEnvironment; app: Hono<GatewayEnvironment> } | undefined;
-
-function stringValues(environment: WorkerEnvironment): Record<string, string | undefined> {
-  const values: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(environment)) if (typeof value === 'string') values[name] = value;
-  return values;
-}
-
-function buildGateway(environment: WorkerEnvironment): Hono<GatewayEnvironment> {
-  if (typeof environment.TORII_MASTER_KEY !== 'string' || environment.TORII_MASTER_KEY === '') {
-    throw new ConfigError(['TORII_MASTER_KEY: not set; add it with `wrangler secret put TORII_MASTER_KEY`']);
-  }
-  let raw: unknown = environment.TORII_CONFIG ?? { modelGroups: {} };
-  if (typeof raw === 'string') {
-    const parsed = parseJson(raw);
-    if (!parsed.ok) throw new ConfigError([`TORII_CONFIG: not valid JSON (${parsed.error})`]);
-    raw = parsed.value;
-  }
-  return createGateway({
-    config: parseGatewayConfig(raw, stringValues(environment)),
-    providers: builtinProviders,
-    authenticator: createMasterKeyAuthenticator(environment.TORII_MASTER_KEY),
-    // Upstream calls use the platform fetch: undici cannot run on workerd.
-    services: { upstreamFetch: createFetchUpstream() },
-  });
+function serve(
+  gateway: WorkerGateway,
+  request: Request,
+  environment: WorkerEnvironment,
+  context: WorkerExecutionContext,
+): Response | Promise<Response> {
+  const { accounting, app } = gateway;
+  if (accounting === undefined) return app.fetch(request, environment, context as never);
+  return accounting.handle(context, () => app.fetch(request, environment, context as never));
 }
 
 /**
- * The Cloudflare Workers entry: the same gateway app, built once per isolate from the Worker's bindings.
- * A config error answers 500 with the problems listed (it is the operator's error, not the client's).
+ * The Cloudflare Workers entry: the same gateway app, built once per isolate from the Worker's bindings
+ * (worker-gateway.ts), and the consumer of the usage Queue. A config error answers 500 with the problems listed (it
+ * is the operator's error, not the client's). `ToriiKeyCounters` is the Durable Object class of the shared limits and
+ * budgets; wrangler.toml binds it.
  */
 export default {
   fetch(
@@ -62,18 +55,17 @@ export default {
     environment: WorkerEnvironment,
     context: WorkerExecutionContext,
   ): Response | Promise<Response> {
-    if (cached === undefined || cached.environment !== environment) {
-      try {
-        cached = { environment, app: buildGateway(environment) };
-      } catch (error) {
-        const message = error instanceof ConfigError ? error.message : 'The gateway could not start.';
-        console.error(message);
-        return renderError(
-          new GatewayError({ status: 500, type: 'api_error', code: 'invalid_config', message }),
-          'openai',
-        );
-      }
+    const gateway = gatewayFor(environment);
+    if (!(gateway instanceof Promise)) return serve(gateway, request, environment, context);
+    return gateway.then((built) => serve(built, request, environment, context), configFailure);
+  },
+
+  async queue(batch: WorkersQueueBatch, environment: WorkerEnvironment, context: WorkerExecutionContext) {
+    const { accounting } = await gatewayFor(environment);
+    if (accounting === undefined) {
+      // Not acknowledged: the messages are delivered again, then kept by the dead-letter queue.
+      throw new Error('usage messages arrived, but no database is bound (HYPERDRIVE or DATABASE_URL)');
     }
-    return cached.app.fetch(request, environment, context as never);
+    await accounting.consumeUsage(batch, context);
   },
 };

@@ -1,0 +1,79 @@
+import type { Hono } from 'hono';
+import { builtinProviders } from '../../providers/index.ts';
+import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import type { GatewayConfig } from '../../src/config/config-schema.ts';
+import { parseJson } from '../../src/framing/parse-json.ts';
+import { createGateway } from '../../src/gateway.ts';
+import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
+import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
+import { consoleLogger } from '../../src/services.ts';
+import type { WorkerAccounting } from './worker-accounting.ts';
+import { readWorkerAccountingSettings, type WorkerEnvironment } from './worker-environment.ts';
+
+/** The gateway of one Worker isolate. */
+export interface WorkerGateway {
+  app: Hono<GatewayEnvironment>;
+  /** Keys, limits, budgets and the ledger; undefined when no database is bound (master key only). */
+  accounting: WorkerAccounting | undefined;
+}
+
+function stringValues(environment: WorkerEnvironment): Record<string, string | undefined> {
+  const values: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(environment)) if (typeof value === 'string') values[name] = value;
+  return values;
+}
+
+function readConfig(environment: WorkerEnvironment): GatewayConfig {
+  let raw: unknown = environment.TORII_CONFIG ?? { modelGroups: {} };
+  if (typeof raw === 'string') {
+    const parsed = parseJson(raw);
+    if (!parsed.ok) throw new ConfigError([`TORII_CONFIG: not valid JSON (${parsed.error})`]);
+    raw = parsed.value;
+  }
+  return parseGatewayConfig(raw, stringValues(environment));
+}
+
+/**
+ * Builds the gateway from the Worker's bindings: the master key alone when no database is bound (as small and fast
+ * as a stateless proxy: the database code is loaded with a dynamic import, so it is never evaluated), or the full
+ * gateway with virtual keys, limits, budgets, the ledger and the admin API (worker-accounting.ts). Throws a
+ * {@link ConfigError} for a missing master key or a bad config; opens no connection (the database is first used by
+ * the first request that needs it).
+ *
+ * @example
+ * ```ts
+ * const { app, accounting } = await buildWorkerGateway(env);
+ * ```
+ */
+export async function buildWorkerGateway(environment: WorkerEnvironment): Promise<WorkerGateway> {
+  const masterKey = environment.TORII_MASTER_KEY;
+  if (typeof masterKey !== 'string' || masterKey === '') {
+    throw new ConfigError(['TORII_MASTER_KEY: not set; add it with `wrangler secret put TORII_MASTER_KEY`']);
+  }
+  const config = readConfig(environment);
+  const settings = readWorkerAccountingSettings(environment);
+  // Upstream calls use the platform fetch: undici cannot run on workerd.
+  const services = { upstreamFetch: createFetchUpstream() };
+  if (settings === undefined) {
+    const app = createGateway({
+      config,
+      providers: builtinProviders,
+      authenticator: createMasterKeyAuthenticator(masterKey),
+      services,
+    });
+    return { app, accounting: undefined };
+  }
+  const { openWorkerAccounting } = await import('./worker-accounting.ts');
+  const accounting = openWorkerAccounting(environment, settings, masterKey, consoleLogger);
+  const app = createGateway({
+    config,
+    providers: builtinProviders,
+    authenticator: accounting.authenticator,
+    accounting: accounting.accounting,
+    administration: accounting.administration,
+    services,
+  });
+  return { app, accounting };
+}
