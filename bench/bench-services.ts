@@ -78,13 +78,20 @@ function postgresTemporaryDirectory(pid: number): string | undefined {
 /**
  * Starts PostgreSQL and Redis (in parallel), pins both (the postmaster with every child it has, so the backends it
  * forks later inherit the CPU) to `cpu`, creates the `torii_bench` database, and opens the observer connections.
+ * `postgresSettings` are further server settings (`bench:keys` loads `pg_stat_statements` with them).
  *
  * @example
  * const services = await startBenchServices(1);
  * const before = await services.readCounters();
  */
-export async function startBenchServices(cpu: number): Promise<BenchServices> {
-  const [postgresStart, redisStart] = await Promise.allSettled([startTestPostgres(), startTestRedis()]);
+export async function startBenchServices(
+  cpu: number,
+  options: { postgresSettings?: Readonly<Record<string, string>> } = {},
+): Promise<BenchServices> {
+  const [postgresStart, redisStart] = await Promise.allSettled([
+    startTestPostgres({ settings: options.postgresSettings ?? {} }),
+    startTestRedis(),
+  ]);
   const started = [postgresStart, redisStart].flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
   if (postgresStart.status === 'rejected' || redisStart.status === 'rejected') {
     await Promise.all(started.map((each) => each.stop().catch(() => {})));

@@ -79,6 +79,10 @@ export async function runWrk<T = undefined>(options: {
   durationSeconds: number;
   bodyFile: string;
   authorization?: string;
+  /** A file of virtual key secrets, one per line: each request carries one picked at random (replaces `authorization`). */
+  keysFile?: string;
+  /** Seed of the random key choice; give every run its own, or the runs repeat one sequence of keys. */
+  seed?: number;
   /** Aggregate requests per second; omitted means as fast as the connections allow. */
   rate?: number;
   cpu: number;
@@ -106,6 +110,8 @@ export async function runWrk<T = undefined>(options: {
       BENCH_AUTHORIZATION: options.authorization ?? '',
       BENCH_RATE: options.rate === undefined ? '' : String(options.rate),
       BENCH_THREADS: String(threads),
+      BENCH_KEYS_FILE: options.keysFile ?? '',
+      BENCH_SEED: options.seed === undefined ? '' : String(options.seed),
     },
     logPath: options.logPath,
   });

@@ -6,6 +6,9 @@
 --   BENCH_AUTHORIZATION  value of the Authorization header (optional)
 --   BENCH_RATE           aggregate requests per second over all threads and connections (optional: no pacing)
 --   BENCH_THREADS        the wrk -t value, so each thread paces itself to BENCH_RATE / BENCH_THREADS
+--   BENCH_KEYS_FILE      a file of virtual key secrets, one per line (optional): every request then carries one of
+--                        them picked at random (uniformly, per request) instead of BENCH_AUTHORIZATION
+--   BENCH_SEED           seed of that random choice (optional; give every run its own, or runs repeat one sequence)
 --
 -- Pacing: wrk has no native rate limit, but it calls delay() after each response and waits that many milliseconds
 -- before the connection sends its next request. Each thread hands out send slots spaced exactly 1000 * threads / rate
@@ -26,6 +29,32 @@ wrk.headers["Content-Type"] = "application/json"
 local authorization = os.getenv("BENCH_AUTHORIZATION")
 if authorization and authorization ~= "" then
   wrk.headers["Authorization"] = authorization
+end
+
+-- Random keys: the requests (one per key, headers and body included) are formatted once per thread in init(), so
+-- request() only picks one; wrk calls request() for every request when the script defines it.
+local keysFile = os.getenv("BENCH_KEYS_FILE")
+if keysFile and keysFile ~= "" then
+  local keyedRequests = {}
+
+  function init(args)
+    math.randomseed(tonumber(os.getenv("BENCH_SEED") or "") or os.time())
+    for secret in io.lines(keysFile) do
+      if secret ~= "" then
+        local headers = {}
+        for name, value in pairs(wrk.headers) do
+          headers[name] = value
+        end
+        headers["Authorization"] = "Bearer " .. secret
+        keyedRequests[#keyedRequests + 1] = wrk.format(nil, nil, headers, nil)
+      end
+    end
+    assert(#keyedRequests > 0, "BENCH_KEYS_FILE holds no keys")
+  end
+
+  function request()
+    return keyedRequests[math.random(#keyedRequests)]
+  end
 end
 
 local rate = tonumber(os.getenv("BENCH_RATE") or "")

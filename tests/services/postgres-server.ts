@@ -67,11 +67,17 @@ function serverIdentity(): { uid: number; gid: number } | undefined {
   throw new Error('Running as root and there is neither a `postgres` nor a `nobody` user to run PostgreSQL as.');
 }
 
+/** Options of {@link startTestPostgres}. */
+export interface TestPostgresOptions {
+  /** Further server settings, passed as `-c name=value` (e.g. `shared_preload_libraries` for the bench). */
+  settings?: Readonly<Record<string, string>>;
+}
+
 /**
  * Creates a cluster in a temporary directory (`initdb`, trust auth, no fsync) and starts `postgres` on a free port of
  * 127.0.0.1 as a child process; as root the server runs as the `postgres` user. Durability is off: it is a test server.
  */
-export async function startTestPostgres(): Promise<TestPostgresServer> {
+export async function startTestPostgres(options: TestPostgresOptions = {}): Promise<TestPostgresServer> {
   const binaries = findPostgresBinaries();
   const identity = serverIdentity();
   const directory = mkdtempSync(join(tmpdir(), 'torii-test-postgres-'));
@@ -111,6 +117,7 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
         ...['-D', dataDirectory, '-p', String(port), '-k', directory],
         ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
         ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+        ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       ],
       { ...asServerUser, env: { ...process.env, LC_ALL: 'C' } },
     );
