@@ -54,8 +54,11 @@ export function createBudgetSyncDriver(options: BudgetSyncDriverOptions): Budget
 
   /** Waits until a sync may start: the interval since the last start, and the end of a sync still running. */
   const ready = async (): Promise<void> => {
-    const wait = lastStartedAt + intervalMs - now();
-    if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
+    // A loop, not one timer: timers run on the event loop's cached clock and can fire a little before the interval
+    // is up by `now()`.
+    for (let wait = lastStartedAt + intervalMs - now(); wait > 0; wait = lastStartedAt + intervalMs - now()) {
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, Math.ceil(wait))));
+    }
     // A sync still running may have pushed already: wait for it, so the spend behind this request is in the next one.
     while (running !== undefined) await running;
   };
