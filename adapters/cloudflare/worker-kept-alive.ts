@@ -13,6 +13,7 @@ export function keptAliveKeyValueCache(cache: KeyValueCache): KeyValueCache {
     set: (key, value, options) => keepAlive(cache.set(key, value, options)),
     setIfAbsent: (key, value, options) => keepAlive(cache.setIfAbsent(key, value, options)),
     delete: (key) => keepAlive(cache.delete(key)),
+    ...(cache.getMany === undefined ? {} : { getMany: (keys) => keepAlive(cache.getMany!(keys)) }),
   };
 }
 

@@ -29,6 +29,7 @@ describeKeyValueCacheConformance('Workers KV (workerd simulated KV via getPlatfo
   return {
     createCache: () => createWorkersKvKeyValueCache(namespace, { prefix: `test:${caches++}:` }),
     atomicSetIfAbsent: false,
+    getMany: false,
     close: dispose,
   };
 });

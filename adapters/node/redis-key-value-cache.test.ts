@@ -17,6 +17,7 @@ describeKeyValueCacheConformance('Redis (ioredis, real server)', async () => {
   return {
     createCache: () => createRedisKeyValueCache(redis, { prefix: `${runPrefix}${caches++}:` }),
     atomicSetIfAbsent: true,
+    getMany: true,
     async close() {
       const keys = await redis.keys(`${runPrefix}*`);
       if (keys.length > 0) await redis.del(...keys);

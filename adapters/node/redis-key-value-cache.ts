@@ -9,8 +9,9 @@ export interface RedisKeyValueCacheOptions {
 }
 
 /**
- * A {@link KeyValueCache} in Redis through ioredis: `SET key value EX ttl`, and `SET ... NX EX ttl` for
- * `setIfAbsent`, which Redis runs atomically (exactly one of many concurrent callers stores its value).
+ * A {@link KeyValueCache} in Redis through ioredis: `SET key value EX ttl`, `MGET` for `getMany`, and
+ * `SET ... NX EX ttl` for `setIfAbsent`, which Redis runs atomically (exactly one of many concurrent callers stores
+ * its value).
  *
  * Errors are not swallowed: with the options of {@link openRedisConnection} a call rejects promptly (at once while
  * disconnected, after the command timeout when Redis hangs), and the caller decides; the key lookup treats a
@@ -28,6 +29,11 @@ export function createRedisKeyValueCache(redis: Redis, options: RedisKeyValueCac
   return {
     async get(key) {
       return (await redis.get(prefix + key)) ?? undefined;
+    },
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      const values = await redis.mget(keys.map((key) => prefix + key));
+      return values.map((value) => value ?? undefined);
     },
     async set(key, value, { ttlSeconds }) {
       assertTtlSeconds(ttlSeconds);

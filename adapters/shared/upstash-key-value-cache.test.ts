@@ -24,6 +24,7 @@ describeKeyValueCacheConformance('Upstash REST (@upstash/redis through the bridg
         timeoutMs: 10_000,
       }),
     atomicSetIfAbsent: true,
+    getMany: true,
     close: () => bridge.close(),
   };
 });

@@ -14,9 +14,10 @@ export type UpstashKeyValueCacheOptions = (UpstashConnectionOptions | { redis: R
 
 /**
  * A {@link KeyValueCache} in Upstash Redis over its REST API (`@upstash/redis`), for runtimes without TCP sockets:
- * Workers, Deno Deploy, and Node too. `SET key value EX ttl`, and `SET ... NX EX ttl` for `setIfAbsent`, which Redis
- * runs atomically. The client's settings (no automatic deserialization, one quick retry, a timeout per call) are
- * explained at {@link createUpstashRedisClient}; pass a client of your own only if it was built that way.
+ * Workers, Deno Deploy, and Node too. `SET key value EX ttl`, `MGET` for `getMany`, and `SET ... NX EX ttl` for
+ * `setIfAbsent`, which Redis runs atomically. The client's settings (no automatic deserialization, one quick retry, a
+ * timeout per call) are explained at {@link createUpstashRedisClient}; pass a client of your own only if it was built
+ * that way.
  *
  * @example
  * ```ts
@@ -34,6 +35,11 @@ export function createUpstashKeyValueCache(options: UpstashKeyValueCacheOptions)
   return {
     async get(key) {
       return (await redis.get<string>(prefix + key)) ?? undefined;
+    },
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      const values = await redis.mget<(string | null)[]>(...keys.map((key) => prefix + key));
+      return values.map((value) => value ?? undefined);
     },
     async set(key, value, { ttlSeconds }) {
       assertTtlSeconds(ttlSeconds);

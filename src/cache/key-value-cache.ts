@@ -9,6 +9,12 @@
 export interface KeyValueCache {
   /** The value, or undefined when absent or expired. */
   get(key: string): Promise<string | undefined>;
+  /**
+   * The values of many keys in one round trip (Redis `MGET`), in the order asked, undefined for each absent or
+   * expired one. Optional: stores without a multi-get (Workers KV) leave it out and callers fall back to {@link get}.
+   * Callers keep a call to a few hundred keys.
+   */
+  getMany?(keys: readonly string[]): Promise<(string | undefined)[]>;
   /** Stores the value, replacing any current one. */
   set(key: string, value: string, options: { ttlSeconds: number }): Promise<void>;
   /**

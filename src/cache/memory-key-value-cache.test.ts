@@ -5,6 +5,7 @@ import { createMemoryKeyValueCache } from './memory-key-value-cache.ts';
 describeKeyValueCacheConformance('memory', async () => ({
   createCache: () => createMemoryKeyValueCache({ maxEntries: 10_000 }),
   atomicSetIfAbsent: true,
+  getMany: true,
   close: async () => {},
 }));
 

@@ -29,6 +29,9 @@ export function createMemoryKeyValueCache(options: MemoryKeyValueCacheOptions): 
     async get(key) {
       return entries.get(key);
     },
+    async getMany(keys) {
+      return keys.map((key) => entries.get(key));
+    },
     async set(key, value, { ttlSeconds }) {
       assertTtlSeconds(ttlSeconds);
       entries.set(key, value, ttlSeconds * 1000);

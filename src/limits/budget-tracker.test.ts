@@ -259,4 +259,41 @@ describe('createBudgetTracker across processes', () => {
     expect((await third.check(key('key_1', monthly(10))))?.spentUsd).toBe(7);
     expect(ledger.calls).toEqual([]);
   });
+
+  it('refreshes 2,000 keys in a dozen getMany calls, not a read per key', async () => {
+    const world = createWorld();
+    const calls = { get: 0, getMany: 0, keysPerGetMany: [] as number[] };
+    const counting: KeyValueCache = {
+      ...world.cache,
+      get: (name) => ((calls.get += 1), world.cache.get(name)),
+      getMany: (names) => {
+        calls.getMany += 1;
+        calls.keysPerGetMany.push(names.length);
+        return world.cache.getMany!(names);
+      },
+    };
+    const keys = Array.from({ length: 2000 }, (_, index) => key(`key_${index}`, monthly(10)));
+    const first = world.process({ processId: 'process-a', cache: counting });
+    const second = world.process({ processId: 'process-b', cache: counting });
+    for (const each of keys) {
+      await first.check(each);
+      await second.check(each);
+    }
+    for (const [index, each] of keys.entries()) first.record(each.id, index / 1000);
+    await world.clock.advance(250);
+    await world.clock.settle();
+    calls.get = 0;
+    calls.getMany = 0;
+    calls.keysPerGetMany.length = 0;
+    // Three more pushes (nothing pending) and one refresh of 2,000 keys in each process.
+    await world.clock.advance(1000);
+    await world.clock.settle();
+    expect(keys.map((each) => syncStatus(second.check(each))?.spentUsd)).toEqual(
+      keys.map((_each, index) => index / 1000),
+    );
+    // 2 processes x 2,000 keys x (base + slots 0, 1) / 500 keys per call.
+    expect(calls).toEqual({ get: 0, getMany: 24, keysPerGetMany: Array.from({ length: 24 }, () => 500) });
+    await first.close();
+    await second.close();
+  });
 });

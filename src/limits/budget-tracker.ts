@@ -32,6 +32,8 @@ interface KeySpend {
 
 /** Most keys per reconcile call, so one ledger query never names an unbounded list. */
 const reconcileChunk = 1000;
+/** Most counters per `readMany` call of a refresh. */
+const refreshChunk = 2000;
 
 /**
  * Spend budgets per virtual key, checked on the request path from memory alone.
@@ -50,6 +52,10 @@ const reconcileChunk = 1000;
  * default, plus the cache's latency). A counter lost from the cache can add (c) the spend during one
  * `reconcileIntervalMs` until the ledger restores it. Reconciliation can over-count by the spend recorded in the
  * instant between a push and a ledger read, once per lost counter.
+ *
+ * **Cost.** A refresh reads every key in use through `readMany` when the counters have it, in chunks of 2,000 keys:
+ * with the cache-slot counters, about `N * (P + 2) / 500` cache calls for N keys written by P processes (a `getMany`
+ * of up to 500 keys each), instead of `P + 2` calls per key.
  *
  * Shared-counter layout and its failure modes: see {@link createCacheSpendCounters}. When the cache or ledger fails,
  * the tracker enforces from what it knows (fail open for spend it cannot see), logs, and retries in the next sync.
@@ -222,21 +228,39 @@ export function createBudgetTracker(options: BudgetTrackerOptions): BudgetTracke
   async function refresh(): Promise<void> {
     let failures = 0;
     let lastError: unknown;
-    await Promise.all(
-      [...states.values()].map(async (state) => {
-        const counter = state.counter;
+    const apply = (state: KeySpend, counter: SpendCounterId, total: number) => {
+      if (state.counter !== counter) return;
+      state.shared = total;
+      state.pushedSinceRefresh = 0;
+    };
+    const all = [...states.values()];
+    const readMany = counters.readMany?.bind(counters);
+    if (readMany !== undefined) {
+      // A chunk at a time, so one failed cache call leaves the other chunks' totals fresh.
+      for (let first = 0; first < all.length; first += refreshChunk) {
+        const chunk = all.slice(first, first + refreshChunk);
+        const chunkCounters = chunk.map((state) => state.counter);
         try {
-          const total = await counters.read(counter);
-          if (state.counter === counter) {
-            state.shared = total;
-            state.pushedSinceRefresh = 0;
-          }
+          const totals = await readMany(chunkCounters);
+          chunk.forEach((state, index) => apply(state, chunkCounters[index]!, totals[index]!));
         } catch (error) {
-          failures += 1;
+          failures += chunk.length;
           lastError = error;
         }
-      }),
-    );
+      }
+    } else {
+      await Promise.all(
+        all.map(async (state) => {
+          const counter = state.counter;
+          try {
+            apply(state, counter, await counters.read(counter));
+          } catch (error) {
+            failures += 1;
+            lastError = error;
+          }
+        }),
+      );
+    }
     if (failures > 0) warn('could not read the shared spend counters', lastError, { keys: failures });
   }
 

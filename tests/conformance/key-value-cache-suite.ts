@@ -4,8 +4,10 @@
  * tests/upstash-bridge in front of a real Redis) and Workers KV (workerd's simulated KV through wrangler's
  * `getPlatformProxy`).
  *
- * Nothing here is skipped per store. What differs is declared by the subject: whether `setIfAbsent` is atomic
- * (Workers KV's is get-then-put, so the concurrent race is asserted only where the store promises it).
+ * What differs is declared by the subject: whether `setIfAbsent` is atomic (Workers KV's is get-then-put, so the
+ * concurrent race is asserted only where the store promises it) and whether the store has the optional `getMany`
+ * (Workers KV has no multi-get): its tests are skipped only for a subject that declares it has none, and a subject
+ * that declares one must have it.
  *
  * TTL tests use 1-second TTLs and a short poll, so a store that honours TTLs exactly finishes them in about a second
  * (Redis expires a key within a millisecond of its time once it is read).
@@ -22,6 +24,8 @@ export interface KeyValueCacheSubject {
   createCache(): KeyValueCache;
   /** Whether concurrent `setIfAbsent` calls on one key store exactly one value (false only for Workers KV). */
   atomicSetIfAbsent: boolean;
+  /** Whether the cache implements the optional `getMany` (false only for Workers KV). */
+  getMany: boolean;
   /** Releases connections, servers and child processes. */
   close(): Promise<void>;
 }
@@ -90,6 +94,7 @@ const awkwardKeys = [
  * describeKeyValueCacheConformance('memory', async () => ({
  *   createCache: () => createMemoryKeyValueCache({ maxEntries: 1_000 }),
  *   atomicSetIfAbsent: true,
+ *   getMany: true,
  *   close: async () => {},
  * }));
  * ```
@@ -247,5 +252,53 @@ export function describeKeyValueCacheConformance(name: string, open: () => Promi
         expect(attempts.filter((_value, index) => outcomes[index])).toContain(stored);
       }
     });
+
+    it('has getMany exactly when the subject says so', () => {
+      expect(typeof subject.createCache().getMany).toBe(subject.getMany ? 'function' : 'undefined');
+    });
+
+    it('reads many keys at once with getMany, in order, undefined for absent ones', async (context) => {
+      if (!subject.getMany) context.skip();
+      const cache = subject.createCache();
+      expect(await cache.getMany!([])).toEqual([]);
+      await cache.set('a', 'value of a', long);
+      await cache.set('c', '', long);
+      await cache.set('A', 'value of A', long);
+      expect(await cache.getMany!(['a', 'b', 'c', 'A', 'a'])).toEqual([
+        'value of a',
+        undefined,
+        '',
+        'value of A',
+        'value of a',
+      ]);
+      await cache.delete('a');
+      expect(await cache.getMany!(['a', 'never-set'])).toEqual([undefined, undefined]);
+    });
+
+    it('returns awkward values under awkward keys exactly with getMany, 500 keys in one call', async (context) => {
+      if (!subject.getMany) context.skip();
+      const cache = subject.createCache();
+      await Promise.all(
+        awkwardKeys.map((key, index) => cache.set(key, awkwardValues[index % awkwardValues.length]!, long)),
+      );
+      expect(await cache.getMany!(awkwardKeys)).toEqual(
+        awkwardKeys.map((_key, index) => awkwardValues[index % awkwardValues.length]),
+      );
+      const many = Array.from({ length: 500 }, (_unused, index) => `many-${index}`);
+      await Promise.all(many.filter((_key, index) => index % 3 === 0).map((key) => cache.set(key, `v:${key}`, long)));
+      expect(await cache.getMany!(many)).toEqual(many.map((key, index) => (index % 3 === 0 ? `v:${key}` : undefined)));
+    });
+
+    it('keeps the namespaces of two caches apart in getMany, and expired keys read as absent', async (context) => {
+      if (!subject.getMany) context.skip();
+      const first = subject.createCache();
+      const second = subject.createCache();
+      await first.set('shared-name', 'in the first', long);
+      await first.set('short', 'goes away', oneSecond);
+      expect(await second.getMany!(['shared-name', 'short'])).toEqual([undefined, undefined]);
+      expect(await first.getMany!(['shared-name', 'short'])).toEqual(['in the first', 'goes away']);
+      await waitUntilGone(() => first.get('short'), 4_000);
+      expect(await first.getMany!(['shared-name', 'short'])).toEqual(['in the first', undefined]);
+    }, 15_000);
   });
 }
