@@ -33,7 +33,8 @@ export interface BenchRow {
   cold_start_s: number | null;
   /**
    * torii-key rows only: the median over rounds of this row's value against torii's in the same round (the two run
-   * back to back, so the machine's drift between rounds cancels out): rps ratio, and p99 difference in ms.
+   * back to back, or at a fixed rate at the same time, so the machine's drift between rounds cancels out): rps
+   * ratio, and p99 difference in ms.
    */
   paired_rps_ratio?: number;
   paired_p99_delta_ms?: number;
@@ -41,7 +42,7 @@ export interface BenchRow {
 
 /**
  * The paired comparison of torii-key with torii: for each round the ratio of their rps and the difference of their
- * p99, measured back to back; the medians of both. Undefined unless both have the same number of rounds (2 or more).
+ * p99, measured back to back (at a fixed rate: at the same time); the medians of both. Undefined unless both have the same number of rounds (2 or more).
  */
 export function pairedRounds(
   keyRounds: readonly ReportRow[] | undefined,
@@ -295,7 +296,7 @@ function evaluateKeyAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[] {
     const paired =
       keyLatency.paired_p99_delta_ms === undefined
         ? ''
-        : `; median of the per-round differences ${formatSigned(delta, 3)} ms`;
+        : `; median of the per-round differences, both driven at the same time, ${formatSigned(delta, 3)} ms`;
     const saturated = missedRate(keyLatency)
       ? ` (torii-key reached only ${formatNumber(keyLatency.rps, 0)} rps: saturated, so this includes queueing)`
       : '';
