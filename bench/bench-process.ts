@@ -265,6 +265,48 @@ export async function waitForFirst200(options: {
   };
 }
 
+/**
+ * Spawns a server pinned to a CPU (its log in `temporaryDirectory/<name>.log`) and waits for its first 200s
+ * ({@link waitForFirst200}); if it never answers, stops it and throws with the tail of its log.
+ */
+export async function startPinnedServer(options: {
+  name: string;
+  cpu: number;
+  command: string[];
+  environment: Record<string, string>;
+  workingDirectory: string;
+  temporaryDirectory: string;
+  port: number;
+  chatBody: string;
+  authorization: string;
+}): Promise<{ managed: ManagedProcess; coldStart: ColdStart }> {
+  const spawnedAt = performance.now();
+  const managed = spawnPinned({
+    name: options.name,
+    cpu: options.cpu,
+    command: options.command,
+    environment: options.environment,
+    workingDirectory: options.workingDirectory,
+    logPath: join(options.temporaryDirectory, `${options.name}.log`),
+  });
+  try {
+    const coldStart = await waitForFirst200({
+      managed,
+      spawnedAt,
+      port: options.port,
+      chatBody: options.chatBody,
+      authorization: options.authorization,
+    });
+    return { managed, coldStart };
+  } catch (error) {
+    await stopProcess(managed, { timeoutMs: 2_000 });
+    const tail = logTail(managed);
+    throw new Error(`${(error as Error).message}${tail === '' ? '' : `\n--- ${options.name} log tail ---\n${tail}`}`, {
+      cause: error,
+    });
+  }
+}
+
 /** The pid and every descendant of it, from /proc/<pid>/task/<tid>/children. */
 export function processTree(rootPid: number): number[] {
   const tree: number[] = [];

@@ -19,10 +19,8 @@ import {
   freePort,
   httpExchange,
   installCleanup,
-  logTail,
-  spawnPinned,
+  startPinnedServer,
   stopProcess,
-  waitForFirst200,
   type ManagedProcess,
 } from './bench-process.ts';
 import { benchModel, scenarioRequestBody } from './bench-scenarios.ts';
@@ -103,27 +101,11 @@ async function startServer(options: {
   port: number;
   authorization: string;
 }): Promise<ManagedProcess> {
-  const spawnedAt = performance.now();
-  const managed = spawnPinned({ ...options, logPath: join(options.temporaryDirectory, `${options.name}.log`) });
-  try {
-    const coldStart = await waitForFirst200({
-      managed,
-      spawnedAt,
-      port: options.port,
-      chatBody: scenarioRequestBody('chat'),
-      authorization: options.authorization,
-    });
-    log(
-      `${options.name} up (pid ${managed.pid}, CPU ${options.cpu}), first chat 200 after ${coldStart.firstChatSeconds.toFixed(3)} s`,
-    );
-    return managed;
-  } catch (error) {
-    await stopProcess(managed, { timeoutMs: 2_000 });
-    const tail = logTail(managed);
-    throw new Error(`${(error as Error).message}${tail === '' ? '' : `\n--- ${options.name} log tail ---\n${tail}`}`, {
-      cause: error,
-    });
-  }
+  const { managed, coldStart } = await startPinnedServer({ ...options, chatBody: scenarioRequestBody('chat') });
+  log(
+    `${options.name} up (pid ${managed.pid}, CPU ${options.cpu}), first chat 200 after ${coldStart.firstChatSeconds.toFixed(3)} s`,
+  );
+  return managed;
 }
 
 /** Sends one chat request with each secret (16 at a time); throws unless every one answers 200. */

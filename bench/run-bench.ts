@@ -14,13 +14,11 @@ import {
   compileBenchServer,
   freePort,
   installCleanup,
-  logTail,
   processTree,
   readPeakRssBytes,
   resetPeakRss,
-  spawnPinned,
+  startPinnedServer,
   stopProcess,
-  waitForFirst200,
   type ColdStart,
   type ManagedProcess,
 } from './bench-process.ts';
@@ -170,35 +168,12 @@ async function startTarget(options: {
   port: number;
   authorization: string;
 }): Promise<Target> {
-  const spawnedAt = performance.now();
-  const managed = spawnPinned({
-    name: options.name,
-    cpu: options.cpu,
-    command: options.command,
-    environment: options.environment,
-    workingDirectory: options.workingDirectory,
-    logPath: join(options.temporaryDirectory, `${options.name}.log`),
-  });
-  try {
-    const coldStart = await waitForFirst200({
-      managed,
-      spawnedAt,
-      port: options.port,
-      chatBody: scenarioRequestBody('chat'),
-      authorization: options.authorization,
-    });
-    log(
-      `${options.name} up (pid ${managed.pid}, CPU ${options.cpu}): ready after ${coldStart.readySeconds.toFixed(3)} s, ` +
-        `first chat 200 after ${coldStart.firstChatSeconds.toFixed(3)} s`,
-    );
-    return { name: options.name, port: options.port, authorization: options.authorization, managed, coldStart };
-  } catch (error) {
-    await stopProcess(managed, { timeoutMs: 2_000 });
-    const tail = logTail(managed);
-    throw new Error(`${(error as Error).message}${tail === '' ? '' : `\n--- ${options.name} log tail ---\n${tail}`}`, {
-      cause: error,
-    });
-  }
+  const { managed, coldStart } = await startPinnedServer({ ...options, chatBody: scenarioRequestBody('chat') });
+  log(
+    `${options.name} up (pid ${managed.pid}, CPU ${options.cpu}): ready after ${coldStart.readySeconds.toFixed(3)} s, ` +
+      `first chat 200 after ${coldStart.firstChatSeconds.toFixed(3)} s`,
+  );
+  return { name: options.name, port: options.port, authorization: options.authorization, managed, coldStart };
 }
 
 function describeMeasurement(measurement: Measurement): string {
