@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * Test projects: `unit` runs the tests that sit beside the code (plain Node, no servers); `e2e` starts the real
  * gateway on each runtime (Node cluster, workerd via wrangler, Deno) against a local mock upstream and drives it
- * with the real openai SDK. `pnpm test` builds first, because the Node e2e runs dist/server.js.
+ * with the real openai SDK; `chaos` drives the built gateway on each runtime with hostile upstreams and clients
+ * (tests/chaos). `pnpm test` builds first, because the Node e2e runs dist/server.js.
  * Both start real PostgreSQL and Redis servers for the run (tests/services/global-setup.ts) unless
  * TORII_TEST_DATABASE_URL / TORII_TEST_REDIS_URL point at running ones.
  */
@@ -31,6 +32,15 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'chaos',
+          globalSetup: ['tests/services/global-setup.ts'],
+          include: ['tests/chaos/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
     ],

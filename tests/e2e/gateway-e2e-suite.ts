@@ -3,12 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
 import { e2eEnvironment, e2eGatewayConfig, e2eMasterKey, readFixture } from './e2e-fixtures.ts';
 import type { RunningGateway } from './gateway-process.ts';
-
-/** Starts the gateway under test with a config object and its environment. */
-export type GatewayStarter = (
-  config: Record<string, unknown>,
-  environment: Record<string, string>,
-) => Promise<RunningGateway>;
+import type { GatewayStarter } from './gateway-starters.ts';
 
 interface OpenAIToolCall {
   id: string;

@@ -1,0 +1,109 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
+
+/** Starts the gateway under test with a config object and its environment. */
+export type GatewayStarter = (
+  config: Record<string, unknown>,
+  environment: Record<string, string>,
+) => Promise<RunningGateway>;
+
+/** A runtime the end-to-end and chaos suites run against. */
+export interface GatewayRuntime {
+  /** Shown in test names. */
+  name: string;
+  start: GatewayStarter;
+}
+
+function writeConfig(prefix: string, config: Record<string, unknown>): string {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  const configPath = join(directory, 'torii.config.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  return configPath;
+}
+
+/**
+ * The built Node server (`pnpm build` runs before the tests) in cluster mode, two workers unless the environment
+ * sets `TORII_WORKERS`.
+ */
+export const nodeClusterRuntime: GatewayRuntime = {
+  name: 'Node (dist/server.js, cluster of 2)',
+  async start(config, environment) {
+    const port = await freePort();
+    return await spawnGateway(process.execPath, ['dist/server.js'], {
+      env: {
+        TORII_WORKERS: '2',
+        ...environment,
+        TORII_CONFIG: writeConfig('torii-e2e-node-', config),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
+      port,
+      readyTimeoutMs: 60_000,
+    });
+  },
+};
+
+/** The Worker entry on the real workerd runtime, through `wrangler dev` (local mode, platform fetch upstream). */
+export const workerdRuntime: GatewayRuntime = {
+  name: 'Cloudflare Workers (workerd via wrangler dev)',
+  async start(config, environment) {
+    const directory = mkdtempSync(join(tmpdir(), 'torii-e2e-workerd-'));
+    const environmentFile = join(directory, '.env');
+    const lines = Object.entries({ ...environment, TORII_CONFIG: JSON.stringify(config) }).map(
+      ([name, value]) => `${name}='${value}'`,
+    );
+    writeFileSync(environmentFile, `${lines.join('\n')}\n`);
+    const port = await freePort();
+    const inspectorPort = await freePort();
+    return await spawnGateway(
+      'node_modules/.bin/wrangler',
+      [
+        'dev',
+        '--local',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--inspector-port',
+        String(inspectorPort),
+        '--env-file',
+        environmentFile,
+        '--persist-to',
+        join(directory, 'state'),
+        '--show-interactive-dev-session=false',
+        '--log-level',
+        'warn',
+      ],
+      { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' }, port, readyTimeoutMs: 120_000 },
+    );
+  },
+};
+
+/** The Deno entry (Deno.serve) running the TypeScript sources directly on the real Deno runtime. */
+export const denoRuntime: GatewayRuntime = {
+  name: 'Deno (Deno.serve)',
+  async start(config, environment) {
+    const port = await freePort();
+    // The real binary, not the node_modules/.bin shim: a signal sent to the shim would not reach Deno.
+    return await spawnGateway(
+      'node_modules/deno/deno',
+      ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', 'adapters/deno/server.ts'],
+      {
+        env: {
+          ...environment,
+          TORII_CONFIG: writeConfig('torii-e2e-deno-', config),
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DENO_NO_UPDATE_CHECK: '1',
+        },
+        port,
+        readyTimeoutMs: 120_000,
+      },
+    );
+  },
+};
+
+/** Every runtime, in the order the suites run them. */
+export const gatewayRuntimes: GatewayRuntime[] = [nodeClusterRuntime, workerdRuntime, denoRuntime];
