@@ -17,6 +17,8 @@ import { createModelHandler, createModelsHandler } from './routes/models-route.t
 import { finishRequest, type GatewayAccounting } from './routes/request-accounting.ts';
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
+import { createRedactingLogger } from './security/redacting-logger.ts';
+import { createSecretRedactor, redactedError, secretsOfConfig } from './security/secret-redactor.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
 
 /** What {@link createGateway} is built from. */
@@ -33,10 +35,14 @@ export interface GatewayOptions {
   accounting?: GatewayAccounting;
   /** The admin API (master key only): `/admin/keys` with `keys`, `/admin/usage` with `usage`. */
   administration?: { keys?: KeyAdministration; usage?: UsageQuery };
+  /**
+   * Secrets beyond the config's own (which are always redacted) that no client or log line may see: the master key,
+   * database and cache passwords.
+   */
+  secrets?: readonly string[];
 }
 
 const defaultBodyLimitBytes = 4 * 1024 * 1024;
-const defaultUpstreamTimeoutMs = 600_000;
 
 function methodNotAllowed(): never {
   throw new GatewayError({
@@ -60,10 +66,11 @@ function methodNotAllowed(): never {
  * export default { fetch: gateway.fetch };
  */
 export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment> {
+  const redactor = createSecretRedactor([...secretsOfConfig(options.config), ...(options.secrets ?? [])]);
   const services: GatewayServices = {
     upstreamFetch: options.services?.upstreamFetch ?? createFetchUpstream(),
     metrics: options.services?.metrics ?? noMetrics,
-    logger: options.services?.logger ?? consoleLogger,
+    logger: createRedactingLogger(options.services?.logger ?? consoleLogger, redactor),
     now: options.services?.now ?? (() => performance.now()),
     ...(options.services?.metricsExposition ? { metricsExposition: options.services.metricsExposition } : {}),
     ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
@@ -73,7 +80,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     authenticator: options.authenticator,
     modelGroups: resolveModelGroups(options.config, options.providers),
     bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
-    upstreamTimeoutMs: options.config.server?.upstreamTimeoutMs ?? defaultUpstreamTimeoutMs,
+    redactor,
     startedAtSeconds: Math.floor(Date.now() / 1000),
     accounting: options.accounting ?? {},
   };
@@ -94,7 +101,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   });
 
   app.onError((error, c) => {
-    const gatewayError = isGatewayError(error) ? error : toGatewayError(error);
+    const gatewayError = redactedError(isGatewayError(error) ? error : toGatewayError(error), redactor);
     if (!isGatewayError(error))
       services.logger.error('unhandled error', {
         requestId: c.var.record?.requestId,

@@ -2,7 +2,7 @@
  * The seams an adapter fills for its runtime. The core never asks which runtime it is on; it calls these.
  */
 
-/** What the gateway sends upstream: a subset of RequestInit every client can honour. */
+/** What the gateway sends upstream: a subset of RequestInit every client can honour, and the call's bounds. */
 export interface UpstreamRequestInit {
   method: string;
   headers: Record<string, string>;
@@ -10,22 +10,36 @@ export interface UpstreamRequestInit {
   /** The client's signal: when it aborts, the upstream call (and its body) must be cancelled. */
   signal: AbortSignal;
   /**
-   * Time allowed until the response headers arrive, in ms. On expiry the client rejects with an error whose `name` is
-   * `TimeoutError` (as `AbortSignal.timeout` does); the body, once started, has no total time limit.
+   * Time allowed until the response headers arrive, in ms. On expiry the client rejects with an
+   * `UpstreamLimitError` (src/upstream) `headers-timeout` (named `TimeoutError`, as `AbortSignal.timeout` does).
    */
   headersTimeoutMs: number;
+  /**
+   * Time allowed for reading a whole body with {@link UpstreamResponse.text}, in ms from that call. On expiry the read
+   * rejects with an `UpstreamLimitError` (src/upstream) `body-timeout` and the upstream call is aborted. A body read as a
+   * stream has no total time limit (the gateway bounds the gaps between its bytes instead).
+   */
+  bodyTimeoutMs: number;
 }
 
 /**
- * The part of a fetch `Response` the gateway reads. The platform `Response` satisfies it; the Node client returns a
- * lighter object over undici's `request` that builds `headers` and `body` only when they are read.
+ * The part of a fetch `Response` the gateway reads. The Node client returns a light object over undici's `dispatch`
+ * that builds `headers` and `body` only when they are read; {@link createFetchUpstream} wraps the platform `Response`.
  */
 export interface UpstreamResponse {
   readonly status: number;
   readonly ok: boolean;
   readonly headers: Headers;
+  /**
+   * The body as a stream, read with backpressure: the client reads from the upstream only as fast as this stream is
+   * read, so nothing is buffered whole. Cancelling it aborts the upstream call.
+   */
   readonly body: ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
+  /**
+   * The whole body as text, at most `maxBytes` bytes: past them it rejects with an `UpstreamLimitError` (src/upstream)
+   * `body-too-large` and aborts the upstream call, so a huge answer never sits in memory.
+   */
+  text(maxBytes: number): Promise<string>;
 }
 
 /** A fetch-shaped upstream client: undici with pooled keep-alive on Node, the platform fetch elsewhere. */

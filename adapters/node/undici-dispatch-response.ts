@@ -1,14 +1,32 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamResponse } from '../../src/services.ts';
+import { UpstreamLimitError } from '../../src/upstream/upstream-limit-error.ts';
 
 type RawHeaders = Record<string, string | string[] | undefined>;
 
 const textDecoder = new TextDecoder();
 
 /**
+ * Bytes held for a reader before the upstream socket is paused: the body stream's high-water mark, and what is held
+ * while the gateway has not yet chosen between `text()` and `body`.
+ */
+const heldBytes = 64 * 1024;
+
+const byteLength = (chunk: Uint8Array): number => chunk.byteLength;
+
+/**
  * An upstream response fed by undici's dispatch handler callbacks. Chunks are buffered until the gateway asks for
  * the whole text (non-streamed responses: one decode, no stream objects at all) or for `body` (streams: a Web
  * ReadableStream fed straight from the socket callbacks, paused and resumed with its reader's demand).
+ *
+ * Memory stays bounded whatever the upstream sends: the body stream holds at most {@link heldBytes} before the
+ * socket is paused; `text(maxBytes)` aborts the call once more than `maxBytes` arrived; and until the gateway has
+ * chosen how to read, the socket is paused after {@link heldBytes}.
+ *
+ * Zero-length chunks are dropped. undici hands them out after a pause and resume (a paused body span is delivered
+ * again, empty, when parsing resumes); queued, each one filled the stream's queue, paused the socket again and woke
+ * the reader with nothing, so a fast upstream's burst turned into an endless pause/resume loop that never read the
+ * socket again and kept the event loop from turning.
  */
 export class UndiciDispatchResponse implements UpstreamResponse {
   readonly status: number;
@@ -16,18 +34,29 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   #rawHeaders: RawHeaders;
   #headers: Headers | undefined;
   #controller: Dispatcher.DispatchController;
+  #bodyTimeoutMs: number;
   #chunks: Uint8Array[] = [];
+  #bufferedBytes = 0;
+  /** The cap of a `text()` read in progress; Infinity before one starts. */
+  #maxTextBytes = Number.POSITIVE_INFINITY;
   #ended = false;
   #failure: Error | undefined;
   #stream: ReadableStream<Uint8Array> | undefined;
   #streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
   #waiting: { resolve: (text: string) => void; reject: (error: Error) => void } | undefined;
+  #bodyTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(status: number, rawHeaders: RawHeaders, controller: Dispatcher.DispatchController) {
+  constructor(
+    status: number,
+    rawHeaders: RawHeaders,
+    controller: Dispatcher.DispatchController,
+    bodyTimeoutMs: number,
+  ) {
     this.status = status;
     this.ok = status >= 200 && status < 300;
     this.#rawHeaders = rawHeaders;
     this.#controller = controller;
+    this.#bodyTimeoutMs = bodyTimeoutMs;
   }
 
   get headers(): Headers {
@@ -43,61 +72,95 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   }
 
   get body(): ReadableStream<Uint8Array> {
-    this.#stream ??= new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#streamController = controller;
-        for (const chunk of this.#chunks) controller.enqueue(chunk);
-        this.#chunks = [];
-        if (this.#failure !== undefined) controller.error(this.#failure);
-        else if (this.#ended) controller.close();
+    this.#stream ??= new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#streamController = controller;
+          for (const chunk of this.#chunks) controller.enqueue(chunk);
+          this.#chunks = [];
+          this.#bufferedBytes = 0;
+          if (this.#failure !== undefined) controller.error(this.#failure);
+          else if (this.#ended) controller.close();
+        },
+        pull: () => {
+          if (this.#controller.paused) this.#controller.resume();
+        },
+        cancel: (reason) => {
+          if (!this.#ended)
+            this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
+        },
       },
-      pull: () => {
-        if (this.#controller.paused) this.#controller.resume();
-      },
-      cancel: (reason) => {
-        if (!this.#ended)
-          this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
-      },
-    });
+      { highWaterMark: heldBytes, size: byteLength },
+    );
     return this.#stream;
   }
 
-  text(): Promise<string> {
+  text(maxBytes: number): Promise<string> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#bufferedBytes > maxBytes) return Promise.reject(this.#exceeded(maxBytes));
     if (this.#ended) return Promise.resolve(this.#decode());
+    this.#maxTextBytes = maxBytes;
     return new Promise((resolve, reject) => {
       this.#waiting = { resolve, reject };
+      this.#bodyTimer = setTimeout(() => {
+        const timeout = new UpstreamLimitError('body-timeout', this.#bodyTimeoutMs);
+        this.#controller.abort(timeout);
+        this.fail(timeout);
+      }, this.#bodyTimeoutMs);
+      if (this.#controller.paused) this.#controller.resume();
     });
   }
 
   /** A body chunk arrived. */
   push(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0 || this.#failure !== undefined) return;
     const stream = this.#streamController;
-    if (stream === undefined) {
-      this.#chunks.push(chunk);
+    if (stream !== undefined) {
+      stream.enqueue(chunk);
+      if ((stream.desiredSize ?? 1) <= 0) this.#controller.pause();
       return;
     }
-    stream.enqueue(chunk);
-    if ((stream.desiredSize ?? 1) <= 0) this.#controller.pause();
+    this.#bufferedBytes += chunk.byteLength;
+    if (this.#bufferedBytes > this.#maxTextBytes) {
+      const error = this.#exceeded(this.#maxTextBytes);
+      this.fail(error);
+      return;
+    }
+    this.#chunks.push(chunk);
+    // Nobody reads yet: hold the upstream until the gateway asks for the text or the stream.
+    if (this.#waiting === undefined && this.#bufferedBytes >= heldBytes) this.#controller.pause();
   }
 
   /** The body is complete. */
   end(): void {
     this.#ended = true;
+    clearTimeout(this.#bodyTimer);
     this.#streamController?.close();
     if (this.#waiting !== undefined) this.#waiting.resolve(this.#decode());
   }
 
-  /** The connection failed mid-body. */
+  /** The connection failed mid-body, or a bound was crossed. */
   fail(error: Error): void {
+    if (this.#failure !== undefined || this.#ended) return;
     this.#failure = error;
+    clearTimeout(this.#bodyTimer);
+    this.#chunks = [];
+    this.#bufferedBytes = 0;
     if (this.#streamController !== undefined) this.#streamController.error(error);
     this.#waiting?.reject(error);
+  }
+
+  /** The error for a body over `maxBytes`; the upstream call is aborted, so no more of it is read. */
+  #exceeded(maxBytes: number): UpstreamLimitError {
+    const error = new UpstreamLimitError('body-too-large', maxBytes);
+    this.#controller.abort(error);
+    return error;
   }
 
   #decode(): string {
     const chunks = this.#chunks;
     this.#chunks = [];
+    this.#bufferedBytes = 0;
     if (chunks.length === 1) return textDecoder.decode(chunks[0]);
     let length = 0;
     for (const chunk of chunks) length += chunk.byteLength;

@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { UpstreamFetch, UpstreamResponse } from '../../src/services.ts';
+import { UpstreamLimitError } from '../../src/upstream/upstream-limit-error.ts';
 import { UndiciDispatchResponse } from './undici-dispatch-response.ts';
 
 /** Pool settings of the Node upstream client. */
@@ -12,9 +13,10 @@ export interface UndiciUpstreamOptions {
   connectTimeoutMs?: number;
 }
 
-/** undici's headers timeout, renamed to the `TimeoutError` the UpstreamFetch contract names. */
-function asTimeoutError(error: Error): Error {
-  if ((error as Error & { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT') error.name = 'TimeoutError';
+/** undici's headers timeout, as the {@link UpstreamLimitError} the UpstreamFetch contract names. */
+function asLimitError(error: Error, headersTimeoutMs: number): Error {
+  if ((error as Error & { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT')
+    return new UpstreamLimitError('headers-timeout', headersTimeoutMs);
   return error;
 }
 
@@ -68,7 +70,7 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
           else signal.addEventListener('abort', onAbort, { once: true });
         },
         onResponseStart(controller, statusCode, headers) {
-          response = new UndiciDispatchResponse(statusCode, headers, controller);
+          response = new UndiciDispatchResponse(statusCode, headers, controller, init.bodyTimeoutMs);
           resolve(response);
         },
         onResponseData(_controller, chunk) {
@@ -80,7 +82,7 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
         },
         onResponseError(_controller, error) {
           cleanup();
-          if (response === undefined) reject(asTimeoutError(error));
+          if (response === undefined) reject(asLimitError(error, init.headersTimeoutMs));
           else response.fail(error);
         },
       };

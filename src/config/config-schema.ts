@@ -15,6 +15,17 @@ export const deploymentConfigSchema = z.strictObject({
   weight: z.optional(z.number().check(z.positive())),
   /** Extra headers sent to the upstream with every request. */
   headers: z.optional(z.record(z.string(), z.string())),
+  /** Timeouts of calls to this deployment, ms, over the `server` ones. */
+  timeouts: z.optional(
+    z.strictObject({
+      /** Until the response headers arrive (default `server.upstreamTimeoutMs`). */
+      headersMs: z.optional(z.int().check(z.positive())),
+      /** Reading a whole non-stream answer after its headers (default `server.upstreamBodyTimeoutMs`). */
+      bodyMs: z.optional(z.int().check(z.positive())),
+      /** The longest silence inside a streamed answer (default `server.upstreamStreamIdleTimeoutMs`). */
+      streamIdleMs: z.optional(z.int().check(z.positive())),
+    }),
+  ),
   /** Provider-specific options (e.g. `anthropicVersion`, `defaultMaxTokens`). */
   options: z.optional(z.record(z.string(), z.unknown())),
   /**
@@ -44,6 +55,14 @@ export const serverConfigSchema = z.strictObject({
   bodyLimitBytes: z.optional(z.int().check(z.positive())),
   /** Time allowed for an upstream to send response headers, in ms (default 600000). */
   upstreamTimeoutMs: z.optional(z.int().check(z.positive())),
+  /** Time allowed for reading a whole non-stream upstream answer after its headers, in ms (default 300000). */
+  upstreamBodyTimeoutMs: z.optional(z.int().check(z.positive())),
+  /** The longest silence allowed inside a streamed upstream answer, in ms (default 300000). */
+  upstreamStreamIdleTimeoutMs: z.optional(z.int().check(z.positive())),
+  /** The largest non-stream upstream answer the gateway reads, in bytes (default 64 MiB); past it: 502. */
+  upstreamMaxBodyBytes: z.optional(z.int().check(z.positive())),
+  /** The largest upstream error body read for its message, in bytes (default 1 MiB). */
+  upstreamMaxErrorBodyBytes: z.optional(z.int().check(z.positive())),
 });
 
 /** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */

@@ -2,7 +2,10 @@ import type { ProviderTranslator, UpstreamRequest } from '../canonical/provider-
 import { GatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
+import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { GatewayServices, UpstreamResponse } from '../services.ts';
+import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
+import type { UpstreamLimits } from '../upstream/upstream-limits.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -14,18 +17,21 @@ export interface UpstreamCall {
   request: UpstreamRequest;
   /** The client's request signal: a client that goes away cancels the upstream call. */
   clientSignal: AbortSignal;
-  /** Time allowed until response headers arrive. */
-  timeoutMs: number;
+  /** Timeouts and size caps of the call. */
+  limits: UpstreamLimits;
+  /** Removes the gateway's own secrets from what the upstream says before a client or a log sees it. */
+  redactor: SecretRedactor;
   record: RequestRecord;
 }
 
 /**
  * Sends an upstream request and returns the successful Response with its body unread. Network failures become
  * 502 `upstream_unreachable`, header timeouts 504 `upstream_timeout`, client disconnects 499, and upstream error
- * statuses go through the translator's `mapError` with the upstream's message kept.
+ * statuses go through the translator's `mapError` with the upstream's message kept (its secrets redacted). An error
+ * body is read up to `limits.maxErrorBodyBytes`; a larger one is reported without its message.
  */
 export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse> {
-  const { services, record, clientSignal } = call;
+  const { services, record, clientSignal, limits } = call;
   const startedAt = services.now();
   record.calledUpstream = true;
   let response: UpstreamResponse;
@@ -35,7 +41,8 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
       headers: call.request.headers,
       body: call.request.body ?? null,
       signal: clientSignal,
-      headersTimeoutMs: call.timeoutMs,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      bodyTimeoutMs: limits.bodyTimeoutMs,
     });
   } catch (error) {
     record.upstreamMs += services.now() - startedAt;
@@ -44,12 +51,11 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   record.upstreamMs += services.now() - startedAt;
   if (response.ok) return response;
   const readStartedAt = services.now();
-  const text = await response.text().catch(() => '');
+  const text = await response.text(limits.maxErrorBodyBytes).catch(() => '');
   record.upstreamMs += services.now() - readStartedAt;
   const parsed = parseJson(text);
   const mapped = call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
-  // Translators know their own id (`openai-compatible`); the config's provider name (`groq`) is what operators read.
-  throw withProvider(mapped, call.providerName);
+  throw sanitizedUpstreamError(mapped, call.providerName, call.redactor);
 }
 
 function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: UpstreamCall): GatewayError {
@@ -61,14 +67,14 @@ function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: Upstre
       message: 'The client closed the request.',
     });
   }
-  if (error instanceof Error && error.name === 'TimeoutError') {
+  if (isUpstreamLimitError(error) || (error instanceof Error && error.name === 'TimeoutError')) {
     return new GatewayError({
       status: 504,
       type: 'timeout_error',
       code: 'upstream_timeout',
       provider: call.providerName,
       retryable: true,
-      message: `Upstream ${call.providerName} did not respond within ${call.timeoutMs} ms.`,
+      message: `Upstream ${call.providerName} did not respond within ${call.limits.headersTimeoutMs} ms.`,
     });
   }
   const reason =
@@ -80,36 +86,82 @@ function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: Upstre
     provider: call.providerName,
     retryable: true,
     cause: error,
-    message: `Could not reach upstream ${call.providerName}: ${reason}`,
+    message: call.redactor.redact(`Could not reach upstream ${call.providerName}: ${reason}`),
   });
 }
 
-/** Reads the rest of an upstream body as text, counting the time as upstream time. */
+/**
+ * The error for a failed read of an upstream body (a whole answer, or a stream when `streaming`): its size cap (502),
+ * its body or idle timeout (504), or a broken connection (502).
+ */
+export function upstreamReadFailure(
+  error: unknown,
+  providerName: string,
+  redactor: SecretRedactor,
+  streaming = false,
+): GatewayError {
+  if (isUpstreamLimitError(error)) {
+    if (error.limit === 'body-too-large')
+      return new GatewayError({
+        status: 502,
+        type: 'upstream_error',
+        code: 'upstream_response_too_large',
+        provider: providerName,
+        message: `Upstream ${providerName} sent an answer larger than ${error.value} bytes, the gateway's limit.`,
+      });
+    return new GatewayError({
+      status: 504,
+      type: 'timeout_error',
+      code: 'upstream_timeout',
+      provider: providerName,
+      retryable: true,
+      message: `Upstream ${providerName} ${error.message.replace(/^The upstream /, '')}`,
+    });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: streaming ? 'upstream_stream_interrupted' : 'upstream_body_interrupted',
+    provider: providerName,
+    retryable: true,
+    cause: error,
+    message: redactor.redact(
+      streaming
+        ? `The upstream ${providerName} stream broke off: ${reason}`
+        : `The upstream ${providerName} connection broke while sending its answer: ${reason}`,
+    ),
+  });
+}
+
+/** Reads the rest of an upstream body as text within the deployment's size cap, counting the time as upstream time. */
 export async function readUpstreamText(
   response: UpstreamResponse,
-  services: GatewayServices,
+  dependencies: RouteDependencies,
+  deployment: ResolvedDeployment,
   record: RequestRecord,
 ): Promise<string> {
+  const { services } = dependencies;
   const startedAt = services.now();
   try {
-    return await response.text();
+    return await response.text(deployment.limits.maxBodyBytes);
   } catch (error) {
-    throw new GatewayError({
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_body_interrupted',
-      retryable: true,
-      cause: error,
-      message: 'The upstream connection broke while sending its response.',
-    });
+    throw upstreamReadFailure(error, deployment.target.providerName, dependencies.redactor);
   } finally {
     record.upstreamMs += services.now() - startedAt;
   }
 }
 
-/** The same error, naming the config's provider instead of the translator id. */
-export function withProvider(error: GatewayError, providerName: string): GatewayError {
-  if (error.provider === providerName) return error;
+/**
+ * An upstream's error as the client may see it: naming the config's provider (translators know only their own id,
+ * `openai-compatible`; operators read `groq`), with the gateway's secrets removed from the message (an upstream that
+ * rejects a key often quotes it), and without the upstream's raw body.
+ */
+export function sanitizedUpstreamError(
+  error: GatewayError,
+  providerName: string,
+  redactor: SecretRedactor,
+): GatewayError {
   return new GatewayError({
     status: error.status,
     type: error.type,
@@ -117,14 +169,13 @@ export function withProvider(error: GatewayError, providerName: string): Gateway
     param: error.param,
     provider: providerName,
     retryable: error.retryable,
-    upstreamBody: error.upstreamBody,
-    message: error.message,
+    message: redactor.redact(error.message),
     cause: error.cause,
     ...(error.headers ? { headers: error.headers } : {}),
   });
 }
 
-/** {@link callUpstream} for a routed deployment, with the gateway's configured timeout. */
+/** {@link callUpstream} for a routed deployment, with its limits and the gateway's secret redactor. */
 export function callDeployment(
   dependencies: RouteDependencies,
   deployment: ResolvedDeployment,
@@ -138,7 +189,8 @@ export function callDeployment(
     providerName: deployment.target.providerName,
     request,
     clientSignal,
-    timeoutMs: dependencies.upstreamTimeoutMs,
+    limits: deployment.limits,
+    redactor: dependencies.redactor,
     record,
   });
 }

@@ -1,19 +1,27 @@
-import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { isPlainOpenAIChatRequest } from '../dialects/openai-chat/openai-chat-plain-check.ts';
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/openai-chat/openai-chat-request-schema.ts';
 import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
 import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
-import { usageFromOpenAIText } from '../dialects/openai-chat/openai-usage-from-text.ts';
-import { invalidRequest } from '../errors.ts';
+import { scanOpenAIAnswer } from '../dialects/openai-chat/openai-answer-scan.ts';
+import { invalidRequest, isGatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
-import { callDeployment, readUpstreamText } from './call-upstream.ts';
-import { eventStreamResponse, invalidUpstreamBody, jsonResponse, openAIStreamBreakEvent } from './gateway-responses.ts';
+import type { UpstreamResponse } from '../services.ts';
+import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
+import { callDeployment, readUpstreamText, upstreamReadFailure } from './call-upstream.ts';
+import {
+  checkedOpenAIAnswer,
+  eventStreamResponse,
+  invalidUpstreamAnswer,
+  jsonResponse,
+  openAIStreamBreakEvent,
+} from './gateway-responses.ts';
 import { createOpenAIPassthroughTransformer } from './chat-passthrough-stream.ts';
 import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
-import { transformBody } from './transform-body.ts';
+import type { StreamEnd } from './stream-response.ts';
+import { transformBody, type TransformBodyOptions } from './transform-body.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
@@ -59,15 +67,60 @@ export function createChatCompletionsHandler(dependencies: RouteDependencies) {
   };
 }
 
-function finishStream(
-  dependencies: RouteDependencies,
-  record: RequestRecord,
-): (usage: CanonicalUsage | undefined) => void {
+/** The usage and outcome a stream reports when it is over become the request's end (see finishRequest). */
+function finishStream(dependencies: RouteDependencies, record: RequestRecord): StreamEnd {
   record.finishWhenStreamEnds = true;
-  return (usage) => {
+  return (usage, failure) => {
     record.usage = usage;
-    finishRequest(dependencies, record, 200);
+    finishRequest(dependencies, record, streamOutcomeStatus(failure));
   };
+}
+
+/** How a stream's end reads in the ledger and metrics: 200, 499 (the client left) or the failure's status. */
+function streamOutcomeStatus(failure: unknown): number {
+  if (failure === undefined) return 200;
+  if (isGatewayError(failure)) return failure.status;
+  if (isUpstreamLimitError(failure)) return failure.limit === 'body-too-large' ? 502 : 504;
+  return 499;
+}
+
+/** How the streams of a deployment are watched: the break event, the first-byte time and the idle timeout. */
+function streamWatch(
+  dependencies: RouteDependencies,
+  deployment: ResolvedDeployment,
+  record: RequestRecord,
+): TransformBodyOptions {
+  const providerName = deployment.target.providerName;
+  return {
+    renderSourceError: (error) =>
+      openAIStreamBreakEvent(upstreamReadFailure(error, providerName, dependencies.redactor, true)),
+    onFirstOutput: () => (record.firstByteAt = dependencies.services.now()),
+    idleTimeoutMs: deployment.limits.streamIdleTimeoutMs,
+    now: dependencies.services.now,
+  };
+}
+
+/**
+ * The answer to a stream request must be an event stream. An upstream that sends JSON or HTML instead (an error
+ * object with a 200, a proxy's error page) gets a 502 that carries the upstream's own error message when it had one,
+ * before anything is sent to the client.
+ */
+async function requireEventStream(
+  response: UpstreamResponse,
+  dependencies: RouteDependencies,
+  deployment: ResolvedDeployment,
+  record: RequestRecord,
+): Promise<ReadableStream<Uint8Array>> {
+  const contentType = response.headers.get('content-type') ?? '';
+  if (response.body !== null && !/json|html/i.test(contentType)) return response.body;
+  const text = await readUpstreamText(response, dependencies, deployment, record);
+  const scan = scanOpenAIAnswer(text);
+  const upstreamMessage = scan.ok ? undefined : scan.errorMessage;
+  throw invalidUpstreamAnswer(
+    deployment.target.providerName,
+    `a stream was asked for, but it answered with ${contentType || 'no content type'}` +
+      (upstreamMessage === undefined ? '' : `: ${dependencies.redactor.redact(upstreamMessage)}`),
+  );
 }
 
 async function passThroughChat(
@@ -85,18 +138,23 @@ async function passThroughChat(
   // resolveModelGroups guarantees buildNativeRequest for translators that declare native dialects.
   const upstreamRequest = translator.buildNativeRequest!('openai-chat', upstreamBody, target);
   const response = await callDeployment(dependencies, deployment, upstreamRequest, clientSignal, record);
-  if (record.stream && response.body !== null) {
+  if (record.stream) {
+    const source = await requireEventStream(response, dependencies, deployment, record);
     const stream = transformBody(
-      response.body,
-      createOpenAIPassthroughTransformer(clientWantsUsage, finishStream(dependencies, record)),
-      openAIStreamBreakEvent(target.providerName),
-      () => (record.firstByteAt = dependencies.services.now()),
+      source,
+      createOpenAIPassthroughTransformer({
+        clientWantsUsage,
+        providerName: target.providerName,
+        redactor: dependencies.redactor,
+        onEnd: finishStream(dependencies, record),
+      }),
+      streamWatch(dependencies, deployment, record),
     );
     return eventStreamResponse(dependencies, record, stream);
   }
-  // Same dialect: the upstream's bytes go to the client untouched; only the usage object is read from them.
-  const text = await readUpstreamText(response, dependencies.services, record);
-  record.usage = usageFromOpenAIText(text);
+  // Same dialect: the upstream's bytes go to the client untouched once checked; only the usage object is parsed.
+  const text = await readUpstreamText(response, dependencies, deployment, record);
+  record.usage = checkedOpenAIAnswer(text, target.providerName, dependencies.redactor);
   return jsonResponse(dependencies, record, text);
 }
 
@@ -111,24 +169,25 @@ async function translateChat(
   const canonical = openAIChatToCanonical(chat);
   const upstreamRequest = await translator.buildChatRequest(canonical, target);
   const response = await callDeployment(dependencies, deployment, upstreamRequest, clientSignal, record);
-  if (canonical.stream && response.body !== null) {
+  if (canonical.stream) {
+    const source = await requireEventStream(response, dependencies, deployment, record);
     const stream = transformBody(
-      response.body,
+      source,
       createTranslatedChatTransformer({
         translator,
         providerName: target.providerName,
         includeUsage: canonical.streamIncludeUsage,
         fallbackModel: target.model,
+        redactor: dependencies.redactor,
         onEnd: finishStream(dependencies, record),
       }),
-      openAIStreamBreakEvent(target.providerName),
-      () => (record.firstByteAt = dependencies.services.now()),
+      streamWatch(dependencies, deployment, record),
     );
     return eventStreamResponse(dependencies, record, stream);
   }
-  const text = await readUpstreamText(response, dependencies.services, record);
+  const text = await readUpstreamText(response, dependencies, deployment, record);
   const parsed = parseJson(text);
-  if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
+  if (!parsed.ok) throw invalidUpstreamAnswer(target.providerName, `it is not JSON (${parsed.error})`);
   const canonicalResponse = translator.parseChatResponse(parsed.value);
   record.usage = canonicalResponse.usage;
   return jsonResponse(dependencies, record, JSON.stringify(renderOpenAIChatResponse(canonicalResponse)));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { createSecretRedactor } from '../security/secret-redactor.ts';
 import { createOpenAIPassthroughStream } from './chat-passthrough-stream.ts';
 
 const fixture = readFileSync(
@@ -45,7 +46,7 @@ async function passThrough(
 ): Promise<{ output: string; ends: (CanonicalUsage | undefined)[] }> {
   const ends: (CanonicalUsage | undefined)[] = [];
   const stream = source(byteChunks(text, chunkSize)).pipeThrough(
-    createOpenAIPassthroughStream(clientWantsUsage, (usage) => ends.push(usage)),
+    createOpenAIPassthroughStream({ clientWantsUsage, providerName: 'openai', onEnd: (usage) => ends.push(usage) }),
   );
   const output = await new Response(stream).text();
   return { output, ends };
@@ -136,7 +137,15 @@ describe('createOpenAIPassthroughStream', () => {
         sourceCancelled = true;
       },
     });
-    const reader = upstream.pipeThrough(createOpenAIPassthroughStream(false, (usage) => ends.push(usage))).getReader();
+    const reader = upstream
+      .pipeThrough(
+        createOpenAIPassthroughStream({
+          clientWantsUsage: false,
+          providerName: 'openai',
+          onEnd: (usage) => ends.push(usage),
+        }),
+      )
+      .getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toContain('chat.completion.chunk');
     await reader.cancel('client went away');
@@ -151,5 +160,52 @@ describe('multi-line events', () => {
     const upstream = 'data: {"choices":\ndata: [{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n';
     const { output } = await passThrough(upstream, false);
     expect(output).toBe(upstream);
+  });
+});
+
+describe('an upstream that does not end well', () => {
+  async function relay(text: string): Promise<{ output: string; failures: unknown[] }> {
+    const failures: unknown[] = [];
+    const stream = source(byteChunks(text, 11)).pipeThrough(
+      createOpenAIPassthroughStream({
+        clientWantsUsage: true,
+        providerName: 'groq',
+        redactor: createSecretRedactor(['sk-upstream-secret-123']),
+        onEnd: (_usage, failure) => failures.push(failure),
+      }),
+    );
+    return { output: await new Response(stream).text(), failures };
+  }
+
+  it('ends a stream cut off before [DONE] with an error event, never silently', async () => {
+    const cut = fixture.slice(0, fixture.indexOf('data: [DONE]'));
+    const { output, failures } = await relay(cut);
+    const last = dataOf(output).at(-1) as string;
+    expect(JSON.parse(last)).toMatchObject({ error: { code: 'upstream_stream_incomplete', type: 'upstream_error' } });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ status: 502, code: 'upstream_stream_incomplete' });
+  });
+
+  it('ends a body that is not an event stream at all with the same error event', async () => {
+    const { output } = await relay('<html><body>Bad gateway</body></html>');
+    expect(dataOf(output).map((data) => JSON.parse(data) as unknown)).toEqual([
+      { error: expect.objectContaining({ code: 'upstream_stream_incomplete' }) as unknown },
+    ]);
+  });
+
+  it("relays the upstream's own error event with the gateway's secrets redacted, and adds no second one", async () => {
+    const head = fixture.split('\n\n')[0] as string;
+    const text = `${head}\n\ndata: {"error":{"message":"Invalid key sk-upstream-secret-123","type":"invalid_request_error"}}\n\n`;
+    const { output, failures } = await relay(text);
+    const events = dataOf(output);
+    expect(events).toHaveLength(2);
+    expect(events[1]).toBe('{"error":{"message":"Invalid key [redacted]","type":"invalid_request_error"}}');
+    expect(failures[0]).toMatchObject({ code: 'upstream_stream_error' });
+  });
+
+  it('ignores anything an upstream sends after [DONE]', async () => {
+    const { output, failures } = await relay(`${fixture}data: {"choices":[{"delta":{"content":"late"}}]}\n\n`);
+    expect(output).not.toContain('late');
+    expect(failures).toEqual([undefined]);
   });
 });

@@ -1,11 +1,15 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
+import { GatewayError, openAIErrorBody } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import { SseDecoder } from '../framing/sse-decoder.ts';
 import type { ServerSentEvent } from '../framing/server-sent-event.ts';
-import { once, type CancellableTransformer } from './stream-response.ts';
+import { noSecretRedactor, type SecretRedactor } from '../security/secret-redactor.ts';
+import { once, type CancellableTransformer, type StreamEnd } from './stream-response.ts';
 
 const textEncoder = new TextEncoder();
+/** OpenAI's mid-stream error event: `data: {"error":{...}}`. */
+const upstreamErrorEvent = /^\s*\{\s*"error"\s*:/;
 
 function mentionsUsage(data: string): boolean {
   const at = data.indexOf('"usage"');
@@ -15,26 +19,69 @@ function mentionsUsage(data: string): boolean {
   return data.charCodeAt(index) === 123; /* '{' */
 }
 
+/** What a same-dialect (OpenAI) stream needs to know about its request. */
+export interface OpenAIPassthroughOptions {
+  /** Whether the client asked for `stream_options.include_usage`. */
+  clientWantsUsage: boolean;
+  /** The config's provider name, for the error event of a stream that ends early. */
+  providerName: string;
+  /** Applied to error events the upstream sends, which may quote the gateway's key. */
+  redactor?: SecretRedactor;
+  onEnd: StreamEnd;
+}
+
+/** The error a pass-through stream ends with when the upstream stops without OpenAI's final `data: [DONE]`. */
+function incompleteStream(providerName: string): GatewayError {
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_stream_incomplete',
+    provider: providerName,
+    retryable: true,
+    message: `The upstream ${providerName} stream ended without its final [DONE] event; the answer may be incomplete.`,
+  });
+}
+
+/** The error recorded for a stream in which the upstream itself sent an error event. */
+function upstreamStreamError(providerName: string): GatewayError {
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_stream_error',
+    provider: providerName,
+    message: `The upstream ${providerName} sent an error in its stream.`,
+  });
+}
+
 /**
  * The usage tap of a same-dialect (OpenAI) stream: events go through untouched, except the usage the gateway asked
  * for on the client's behalf. The upstream was asked for `stream_options.include_usage`; when the client did not
  * ask, the usage-only chunk is removed (and `usage` is deleted from a content chunk that carries it).
  * Only chunks that mention a usage object are parsed; the rest are re-framed as they came.
+ *
+ * The upstream is not trusted to end well: an error event it sends is relayed with the gateway's secrets redacted,
+ * and a stream that ends without `data: [DONE]` (cut off, or not an event stream at all) gets a final error event,
+ * so the client never mistakes a truncated answer for a complete one.
  */
 export function createOpenAIPassthroughTransformer(
-  clientWantsUsage: boolean,
-  onEnd: (usage: CanonicalUsage | undefined) => void,
+  options: OpenAIPassthroughOptions,
 ): CancellableTransformer<Uint8Array, Uint8Array> {
+  const { clientWantsUsage, providerName } = options;
+  const redactor = options.redactor ?? noSecretRedactor;
   const decoder = new SseDecoder();
   const textDecoder = new TextDecoder();
   let usage: CanonicalUsage | undefined;
-  const finish = once(() => onEnd(usage));
+  let done = false;
+  let failure: GatewayError | undefined;
+  const finish = once((reason?: unknown) => options.onEnd(usage, failure ?? reason));
 
   const render = (events: ServerSentEvent[]): string => {
     let output = '';
     for (const event of events) {
+      if (done) continue;
       let data = event.data;
-      if (mentionsUsage(data)) {
+      if (data === '[DONE]') done = true;
+      else if (mentionsUsage(data)) {
         const parsed = parseJson(data);
         if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
           const chunk = parsed.value as Record<string, unknown>;
@@ -46,6 +93,9 @@ export function createOpenAIPassthroughTransformer(
             data = JSON.stringify(chunk);
           }
         }
+      } else if (data.includes('"error"') && upstreamErrorEvent.test(data)) {
+        failure ??= upstreamStreamError(providerName);
+        data = redactor.redact(data);
       }
       // A multi-line payload keeps one `data:` prefix per line, as it came.
       const framed = data.includes('\n') ? data.replaceAll('\n', '\ndata: ') : data;
@@ -60,12 +110,16 @@ export function createOpenAIPassthroughTransformer(
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
     },
     flush(controller) {
-      const output = render([...decoder.push(textDecoder.decode()), ...decoder.end()]);
+      let output = render([...decoder.push(textDecoder.decode()), ...decoder.end()]);
+      if (!done && failure === undefined) {
+        failure = incompleteStream(providerName);
+        output += `data: ${JSON.stringify(openAIErrorBody(failure))}\n\n`;
+      }
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
       finish();
     },
-    cancel() {
-      finish();
+    cancel(reason) {
+      finish(reason);
     },
   };
   return transformer;
@@ -73,8 +127,7 @@ export function createOpenAIPassthroughTransformer(
 
 /** The same transformation as a TransformStream (for `pipeThrough`). */
 export function createOpenAIPassthroughStream(
-  clientWantsUsage: boolean,
-  onEnd: (usage: CanonicalUsage | undefined) => void,
+  options: OpenAIPassthroughOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream<Uint8Array, Uint8Array>(createOpenAIPassthroughTransformer(clientWantsUsage, onEnd));
+  return new TransformStream<Uint8Array, Uint8Array>(createOpenAIPassthroughTransformer(options));
 }

@@ -6,10 +6,12 @@ import {
   renderOpenAIStreamEnd,
   renderOpenAIStreamPart,
 } from '../dialects/openai-chat/openai-chat-render-stream.ts';
-import { toGatewayError } from '../errors.ts';
+import { toGatewayError, type GatewayError } from '../errors.ts';
 import { decodeJsonEvent } from '../framing/decode-json-events.ts';
 import { SseDecoder } from '../framing/sse-decoder.ts';
-import { once, type CancellableTransformer } from './stream-response.ts';
+import { noSecretRedactor, type SecretRedactor } from '../security/secret-redactor.ts';
+import { sanitizedUpstreamError } from './call-upstream.ts';
+import { once, type CancellableTransformer, type StreamEnd } from './stream-response.ts';
 
 const textEncoder = new TextEncoder();
 
@@ -21,7 +23,9 @@ export interface TranslatedStreamOptions {
   includeUsage: boolean;
   /** Model name to report until the upstream names its own. */
   fallbackModel: string;
-  onEnd: (usage: CanonicalUsage | undefined) => void;
+  /** Applied to the messages of errors the upstream sends mid-stream, which may quote the gateway's key. */
+  redactor?: SecretRedactor;
+  onEnd: StreamEnd;
 }
 
 /**
@@ -38,15 +42,19 @@ export function createTranslatedChatTransformer(
   const reducer = translator.chatStream;
   const reducerState: unknown = reducer.init();
   const renderer = createOpenAIChunkRendererState(options.includeUsage, options.fallbackModel);
+  const redactor = options.redactor ?? noSecretRedactor;
   let usage: CanonicalUsage | undefined;
-  let failed = false;
-  const finish = once(() => options.onEnd(usage));
+  let failure: GatewayError | undefined;
+  const finish = once((reason?: unknown) => options.onEnd(usage, failure ?? reason));
 
   const render = (parts: CanonicalStreamPart[]): string => {
     let output = '';
-    for (const part of parts) {
+    for (let part of parts) {
       if (part.type === 'usage') usage = part.usage;
-      if (part.type === 'error') failed = true;
+      if (part.type === 'error') {
+        part = { type: 'error', error: sanitizedUpstreamError(part.error, providerName, redactor) };
+        failure ??= part.error;
+      }
       for (const payload of renderOpenAIStreamPart(renderer, part)) output += `data: ${payload}\n\n`;
     }
     return output;
@@ -79,15 +87,15 @@ export function createTranslatedChatTransformer(
         output += render(reducer.onEnd(reducerState));
         for (const payload of renderOpenAIStreamEnd(renderer)) output += `data: ${payload}\n\n`;
         // Like OpenAI, a stream that ended in an error event gets no [DONE] after it.
-        if (!failed) output += 'data: [DONE]\n\n';
+        if (failure === undefined) output += 'data: [DONE]\n\n';
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
       }
       controller.enqueue(textEncoder.encode(output));
       finish();
     },
-    cancel() {
-      finish();
+    cancel(reason) {
+      finish(reason);
     },
   };
   return transformer;

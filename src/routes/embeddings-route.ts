@@ -3,13 +3,12 @@ import {
   renderOpenAIEmbeddingsResponse,
 } from '../dialects/openai-embeddings/openai-embeddings-convert.ts';
 import { openAIEmbeddingsRequestSchema } from '../dialects/openai-embeddings/openai-embeddings-request-schema.ts';
-import { usageFromOpenAIText } from '../dialects/openai-chat/openai-usage-from-text.ts';
 import { invalidRequest } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callDeployment, readUpstreamText } from './call-upstream.ts';
-import { invalidUpstreamBody, jsonResponse } from './gateway-responses.ts';
+import { checkedOpenAIAnswer, invalidUpstreamAnswer, jsonResponse } from './gateway-responses.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText } from './request-accounting.ts';
@@ -49,14 +48,14 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
       );
     }
     const response = await callDeployment(dependencies, deployment, upstreamRequest, request.signal, record);
-    const text = await readUpstreamText(response, dependencies.services, record);
+    const text = await readUpstreamText(response, dependencies, deployment, record);
     if (native) {
-      // Same dialect: the (often large) vectors go through unparsed; only the usage object is read.
-      record.usage = usageFromOpenAIText(text);
+      // Same dialect: the (often large) vectors go through unparsed once checked; only the usage object is read.
+      record.usage = checkedOpenAIAnswer(text, target.providerName, dependencies.redactor);
       return jsonResponse(dependencies, record, text);
     }
     const parsed = parseJson(text);
-    if (!parsed.ok) throw invalidUpstreamBody(target.providerName, parsed.error);
+    if (!parsed.ok) throw invalidUpstreamAnswer(target.providerName, `it is not JSON (${parsed.error})`);
     const canonical = translator.parseEmbeddingsResponse!(parsed.value);
     record.usage = canonical.usage;
     return jsonResponse(dependencies, record, JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)));

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
+import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { GatewayServices } from '../services.ts';
 import type { GatewayAccounting } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
@@ -19,7 +20,8 @@ export interface RouteDependencies {
   authenticator: Authenticator;
   modelGroups: ReadonlyMap<string, ResolvedModelGroup>;
   bodyLimitBytes: number;
-  upstreamTimeoutMs: number;
+  /** Removes the gateway's own secrets from upstream messages before a client or a log line sees them. */
+  redactor: SecretRedactor;
   /** Unix seconds when the gateway started (the `created` of /v1/models entries). */
   startedAtSeconds: number;
   /** Limits, budgets and the usage ledger (all optional). */

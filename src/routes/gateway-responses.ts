@@ -1,4 +1,7 @@
+import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { scanOpenAIAnswer } from '../dialects/openai-chat/openai-answer-scan.ts';
 import { GatewayError, openAIErrorBody } from '../errors.ts';
+import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 import { sseResponseHeaders } from './stream-response.ts';
@@ -24,31 +27,37 @@ export function eventStreamResponse(
   });
 }
 
-/** The 502 for an upstream that answered 2xx with a body that is not JSON. */
-export function invalidUpstreamBody(provider: string, reason: string): GatewayError {
+/** The 502 for an upstream whose successful answer cannot be used; `reason` completes "its answer ...". */
+export function invalidUpstreamAnswer(provider: string, reason: string): GatewayError {
   return new GatewayError({
     status: 502,
     type: 'upstream_error',
     code: 'upstream_invalid_response',
     provider,
-    message: `Upstream ${provider} sent a response that is not JSON: ${reason}`,
+    retryable: true,
+    message: `Upstream ${provider} sent an answer the gateway cannot use: ${reason}.`,
   });
+}
+
+/**
+ * Checks a same-dialect (OpenAI) answer before its bytes are relayed unchanged (see scanOpenAIAnswer) and returns its
+ * usage; anything that is not a complete, successful OpenAI answer is a 502, with the upstream's own error message
+ * (secrets redacted) when it sent one.
+ */
+export function checkedOpenAIAnswer(
+  text: string,
+  provider: string,
+  redactor: SecretRedactor,
+): CanonicalUsage | undefined {
+  const scan = scanOpenAIAnswer(text);
+  if (scan.ok) return scan.usage;
+  const upstreamMessage = scan.errorMessage === undefined ? '' : ` (${redactor.redact(scan.errorMessage)})`;
+  throw invalidUpstreamAnswer(provider, `${scan.reason}${upstreamMessage}`);
 }
 
 const textEncoder = new TextEncoder();
 
-/** The OpenAI stream event for an upstream stream that broke off: `data: {"error":{...}}`. */
-export function openAIStreamBreakEvent(provider: string): (error: unknown) => Uint8Array {
-  return (error) => {
-    const reason = error instanceof Error ? error.message : String(error);
-    const gatewayError = new GatewayError({
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_stream_interrupted',
-      provider,
-      retryable: true,
-      message: `The upstream ${provider} stream broke off: ${reason}`,
-    });
-    return textEncoder.encode(`data: ${JSON.stringify(openAIErrorBody(gatewayError))}\n\n`);
-  };
+/** The OpenAI stream event that ends a stream with an error: `data: {"error":{...}}`. */
+export function openAIStreamBreakEvent(error: GatewayError): Uint8Array {
+  return textEncoder.encode(`data: ${JSON.stringify(openAIErrorBody(error))}\n\n`);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import { transformBody } from './transform-body.ts';
 
 const encoder = new TextEncoder();
@@ -36,7 +37,9 @@ describe('transformBody', () => {
     });
     const transformer = { ...upperCase(), cancel: () => void cancelled++ };
     const text = await new Response(
-      transformBody(source, transformer, (error) => encoder.encode(`ERR:${(error as Error).message}`)),
+      transformBody(source, transformer, {
+        renderSourceError: (error) => encoder.encode(`ERR:${(error as Error).message}`),
+      }),
     ).text();
     expect(text).toBe('ERR:socket hang up');
     expect(cancelled).toBe(1);
@@ -56,5 +59,56 @@ describe('transformBody', () => {
     await reader.read();
     await reader.cancel();
     expect(upstreamCancelled).toBe(true);
+  });
+
+  it('ends a stream whose upstream stays silent past the idle timeout with the error event, and cancels it', async () => {
+    let upstreamCancelled: unknown;
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('first'));
+        // ...and then nothing, ever.
+      },
+      cancel(reason) {
+        upstreamCancelled = reason;
+      },
+    });
+    const failures: unknown[] = [];
+    const transformer = { ...upperCase(), cancel: (reason: unknown) => void failures.push(reason) };
+    const text = await new Response(
+      transformBody(source, transformer, {
+        idleTimeoutMs: 50,
+        renderSourceError: (error) =>
+          encoder.encode(`|ERR:${(error as Error).name}:${(error as { limit?: string }).limit}`),
+      }),
+    ).text();
+    expect(text).toBe('FIRST|ERR:TimeoutError:idle-timeout');
+    expect(failures).toHaveLength(1);
+    expect(isUpstreamLimitError(upstreamCancelled)).toBe(true);
+  });
+
+  it('does not count time spent waiting for a slow client as upstream silence', async () => {
+    let sent = 0;
+    const source = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (sent === 5) controller.close();
+          else controller.enqueue(encoder.encode(String(sent++)));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const reader = transformBody(source, upperCase(), {
+      idleTimeoutMs: 40,
+      renderSourceError: () => encoder.encode('ERR'),
+    }).getReader();
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      // The client takes far longer than the idle timeout between reads; the upstream answers each read at once.
+      await new Promise((resolve) => setTimeout(resolve, 120));
+    }
+    expect(text).toBe('01234|END');
   });
 });

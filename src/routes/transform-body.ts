@@ -1,23 +1,79 @@
+import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import type { CancellableTransformer } from './stream-response.ts';
+
+/** How {@link transformBody} watches and ends a stream. */
+export interface TransformBodyOptions {
+  /**
+   * The event that ends the client's stream when the upstream read fails (a broken connection, or the idle
+   * timeout's {@link UpstreamLimitError}); without it the stream just ends.
+   */
+  renderSourceError?: (error: unknown) => Uint8Array;
+  /** Called once, when the first bytes go to the client. */
+  onFirstOutput?: () => void;
+  /**
+   * The longest the upstream may stay silent while the client waits for more, ms. Time the gateway spends waiting
+   * for a slow client does not count: the upstream is not being read then.
+   */
+  idleTimeoutMs?: number;
+  /** A monotonic clock in ms (default `performance.now`). */
+  now?: () => number;
+}
 
 /**
  * Runs a response body through a Transformer with one pull-based ReadableStream instead of `pipeThrough`: each pull
  * reads the upstream, transforms, and hands the output on, with no intermediate queues or pipe machinery (`pipeTo`
  * costs several promise hops per chunk on Node). Backpressure comes for free: nothing is read until the client
  * pulls. Cancelling the result (the client went away) calls the transformer's `cancel` and cancels the upstream read.
- * A failing upstream read ends the stream with `renderSourceError`'s event, when given.
+ * A failing upstream read, or an upstream silent for longer than `idleTimeoutMs`, cancels the upstream and ends the
+ * stream with `renderSourceError`'s event.
+ *
+ * One timer per stream watches for silence; it is re-armed only when it fires, not per chunk.
  */
 export function transformBody(
   source: ReadableStream<Uint8Array>,
   transformer: CancellableTransformer<Uint8Array, Uint8Array>,
-  renderSourceError?: (error: unknown) => Uint8Array,
-  onFirstOutput?: () => void,
+  options: TransformBodyOptions = {},
 ): ReadableStream<Uint8Array> {
-  let firstOutput = onFirstOutput;
+  const { renderSourceError, idleTimeoutMs } = options;
+  const now = options.now ?? (() => performance.now());
+  let firstOutput = options.onFirstOutput;
   const reader = source.getReader();
   const pending: Uint8Array[] = [];
   let terminated = false;
   let sourceDone = false;
+  /** Monotonic time the pending upstream read started; -1 while none is pending. */
+  let waitingSince = -1;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let idleFailure: UpstreamLimitError | undefined;
+
+  const checkIdle = (): void => {
+    idleTimer = undefined;
+    if (waitingSince < 0 || idleTimeoutMs === undefined) return;
+    const silent = now() - waitingSince;
+    // Timers may fire a little early against a cached clock: a millisecond of slack, not a second round.
+    if (silent + 1 >= idleTimeoutMs) {
+      idleFailure = new UpstreamLimitError('idle-timeout', idleTimeoutMs);
+      void reader.cancel(idleFailure).catch(() => undefined);
+    } else idleTimer = setTimeout(checkIdle, idleTimeoutMs - silent);
+  };
+  const read = async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+    if (idleTimeoutMs === undefined) return await reader.read();
+    waitingSince = now();
+    idleTimer ??= setTimeout(checkIdle, idleTimeoutMs);
+    try {
+      const result = await reader.read();
+      // A read cut short by the idle timeout resolves as done; it is a failure.
+      if (idleFailure !== undefined) throw idleFailure;
+      return result;
+    } finally {
+      waitingSince = -1;
+    }
+  };
+  const stopWatching = (): void => {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+  };
+
   const controller = {
     desiredSize: 1,
     enqueue(chunk: Uint8Array) {
@@ -36,10 +92,10 @@ export function transformBody(
       while (pending.length === 0 && !terminated) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
-          result = await reader.read();
+          result = await read();
         } catch (error) {
-          // The upstream connection broke mid-stream: end the client's stream with an error event in its dialect
-          // (when the caller can render one) instead of a torn connection, and settle the transformer.
+          // The upstream connection broke mid-stream or went silent: end the client's stream with an error event in
+          // its dialect (when the caller can render one) instead of a torn connection, and settle the transformer.
           transformer.cancel?.(error);
           if (renderSourceError !== undefined) pending.push(renderSourceError(error));
           sourceDone = true;
@@ -62,11 +118,13 @@ export function transformBody(
       for (const chunk of pending) output.enqueue(chunk);
       pending.length = 0;
       if (terminated) {
+        stopWatching();
         output.close();
         if (!sourceDone) await reader.cancel().catch(() => undefined);
       }
     },
     async cancel(reason) {
+      stopWatching();
       transformer.cancel?.(reason);
       await reader.cancel(reason).catch(() => undefined);
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderTranslator } from '../canonical/provider-translator.ts';
+import { defaultUpstreamLimits } from '../upstream/upstream-limits.ts';
 import { pickDeployment } from './pick-deployment.ts';
 import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployment.ts';
 
@@ -12,6 +13,7 @@ function group(weights: number[]): ResolvedModelGroup {
     translator,
     weight,
     price: undefined,
+    limits: defaultUpstreamLimits,
     target: { providerName: 'openai', baseURL: 'https://x', model: 'm', apiKey: 'k', headers: {}, options: {} },
   }));
   return { name: 'group', deployments, totalWeight: weights.reduce((sum, weight) => sum + weight, 0) };

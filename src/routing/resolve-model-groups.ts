@@ -1,6 +1,7 @@
 import type { ProviderRegistry, ProviderTranslator } from '../canonical/provider-translator.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { GatewayConfig } from '../config/config-schema.ts';
+import { resolveUpstreamLimits } from '../upstream/upstream-limits.ts';
 import { lookupPrice } from '../usage/price-lookup.ts';
 import type { ModelPriceOverride } from '../usage/price-model.ts';
 import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployment.ts';
@@ -57,6 +58,7 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         id: `${name}/${index}`,
         translator,
         weight: deployment.weight ?? 1,
+        limits: resolveUpstreamLimits(config.server, deployment),
         // Priced once at start: the request path multiplies, it never searches the table.
         price: lookupPrice(deployment.model, {
           provider: deployment.provider,

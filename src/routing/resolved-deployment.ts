@@ -1,4 +1,5 @@
 import type { ProviderTranslator, UpstreamTarget } from '../canonical/provider-translator.ts';
+import type { UpstreamLimits } from '../upstream/upstream-limits.ts';
 import type { ModelPrice } from '../usage/price-model.ts';
 
 /** A deployment ready to call: its translator and its upstream target, resolved once at start. */
@@ -10,6 +11,8 @@ export interface ResolvedDeployment {
   weight: number;
   /** The upstream model's price (bundled table, config override); undefined when unknown (cost recorded as 0). */
   price: ModelPrice | undefined;
+  /** Timeouts and size caps of calls to it. */
+  limits: UpstreamLimits;
 }
 
 /** A model group ready to route: its name and deployments. */
