@@ -161,13 +161,17 @@ describe('anthropicChatStream', () => {
     ]);
   });
 
-  it('emits usage at the end when message_stop never came, once', () => {
+  it('emits usage at the end when message_stop never came, once, and reports the unconfirmed end', () => {
     const state = anthropicChatStream.init();
     anthropicChatStream.onEvent(state, { type: 'message_start', data: messageStart() });
     anthropicChatStream.onEvent(state, { type: 'message_delta', data: messageDelta('max_tokens') });
     const end = anthropicChatStream.onEnd(state);
     expect(end).toEqual([
       { type: 'usage', usage: expect.objectContaining({ inputTokens: 10, outputTokens: 7 }) as unknown },
+      {
+        type: 'error',
+        error: expect.objectContaining({ status: 502, code: 'upstream_stream_incomplete' }) as unknown,
+      },
     ]);
     expect(anthropicChatStream.onEnd(state)).toEqual([]);
   });

@@ -51,7 +51,10 @@ export interface AnthropicStreamState {
   toolCount: number;
   answeredWithJsonTool: boolean;
   started: boolean;
+  /** Whether `message_delta` (the stop reason) came. */
   finished: boolean;
+  /** Whether `message_stop`, the stream's last event, came. */
+  stopped: boolean;
   /** Anthropic's raw usage objects from `message_start` and `message_delta`, merged. */
   usage: Record<string, unknown> | undefined;
   usageEmitted: boolean;
@@ -70,8 +73,8 @@ export interface AnthropicStreamState {
  * - `ping`, `signature_delta`, `citations_delta` and unknown events are ignored; an `error` event is thrown as the
  *   {@link GatewayError} its error type maps to (`overloaded_error` -> 503, ...).
  *
- * `onEnd` flushes usage if `message_stop` never came, and reports a stream that ended without a `message_delta`
- * as an `error` part (502 `upstream_stream_incomplete`): the answer was cut off.
+ * `onEnd` flushes usage if `message_stop` never came, and reports a stream that ended without `message_stop` as an
+ * `error` part (502 `upstream_stream_incomplete`): the answer was cut off, or at best its end was not confirmed.
  */
 export const anthropicChatStream: ChatStreamReducer<AnthropicStreamState> = {
   init(): AnthropicStreamState {
@@ -81,6 +84,7 @@ export const anthropicChatStream: ChatStreamReducer<AnthropicStreamState> = {
       answeredWithJsonTool: false,
       started: false,
       finished: false,
+      stopped: false,
       usage: undefined,
       usageEmitted: false,
     };
@@ -100,6 +104,7 @@ export const anthropicChatStream: ChatStreamReducer<AnthropicStreamState> = {
       case 'message_delta':
         return onMessageDelta(state, data, event.data as { usage?: Record<string, unknown> });
       case 'message_stop':
+        state.stopped = true;
         return flushUsage(state);
       case 'error':
         throw mapAnthropicStreamError(event.data);
@@ -110,16 +115,19 @@ export const anthropicChatStream: ChatStreamReducer<AnthropicStreamState> = {
 
   onEnd(state: AnthropicStreamState): CanonicalStreamPart[] {
     const parts = flushUsage(state);
-    if (!state.finished) {
+    if (!state.stopped) {
       const error = new GatewayError({
         status: 502,
         type: 'upstream_error',
         code: 'upstream_stream_incomplete',
         provider: 'anthropic',
         retryable: !state.started,
-        message: 'The Anthropic stream ended before the message was complete.',
+        message: state.finished
+          ? 'The Anthropic stream ended without its final message_stop event; the answer may be incomplete.'
+          : 'The Anthropic stream ended before the message was complete.',
       });
       parts.push({ type: 'error', error });
+      state.stopped = true;
     }
     return parts;
   },

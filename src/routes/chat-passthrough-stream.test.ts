@@ -203,6 +203,14 @@ describe('an upstream that does not end well', () => {
     expect(failures[0]).toMatchObject({ code: 'upstream_stream_error' });
   });
 
+  it('drops the torn event a cut-off stream ends inside of, so the client can read the error event', async () => {
+    const cut = fixture.slice(0, fixture.indexOf('data: [DONE]') - 30);
+    const { output } = await relay(cut);
+    const events = dataOf(output);
+    for (const data of events) expect(() => JSON.parse(data) as unknown).not.toThrow();
+    expect(JSON.parse(events.at(-1) as string)).toMatchObject({ error: { code: 'upstream_stream_incomplete' } });
+  });
+
   it('ignores anything an upstream sends after [DONE]', async () => {
     const { output, failures } = await relay(`${fixture}data: {"choices":[{"delta":{"content":"late"}}]}\n\n`);
     expect(output).not.toContain('late');

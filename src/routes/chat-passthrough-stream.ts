@@ -110,7 +110,11 @@ export function createOpenAIPassthroughTransformer(
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
     },
     flush(controller) {
-      let output = render([...decoder.push(textDecoder.decode()), ...decoder.end()]);
+      // An event the stream ended inside of (no blank line after it) is relayed only when it is whole: a torn JSON
+      // fragment would break the client's parser before it could read the error event that follows.
+      const rest = decoder.push(textDecoder.decode());
+      const last = decoder.end().filter((event) => event.data === '[DONE]' || parseJson(event.data).ok);
+      let output = render([...rest, ...last]);
       if (!done && failure === undefined) {
         failure = incompleteStream(providerName);
         output += `data: ${JSON.stringify(openAIErrorBody(failure))}\n\n`;

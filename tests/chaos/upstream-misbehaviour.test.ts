@@ -1,0 +1,177 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../e2e/gateway-process.ts';
+import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
+import { chaosClient, chaosMasterKey, collectChatStream, isLive } from './chaos-client.ts';
+import {
+  hostileEnvironment,
+  hostileGatewayConfig,
+  hostileUpstreamApiKey,
+  startHostileUpstream,
+  type HostileUpstream,
+} from './hostile-upstream.ts';
+
+const behaviours = [
+  'text',
+  'hang',
+  'stall-body',
+  'huge:40',
+  'huge-error:20',
+  'html',
+  'error-in-200',
+  'truncated',
+  'gzip',
+  'json-for-stream',
+  'no-end',
+  'disconnect:5',
+  'echo-key:401',
+  'echo-key:403',
+  'echo-key:500',
+];
+const dialects = ['openai', 'anthropic'] as const;
+/** Small bounds so a stalled upstream is noticed within the test's patience; the defaults are minutes. */
+const server = {
+  upstreamTimeoutMs: 1_500,
+  upstreamBodyTimeoutMs: 1_500,
+  upstreamStreamIdleTimeoutMs: 1_500,
+  upstreamMaxBodyBytes: 8 * 1024 * 1024,
+  upstreamMaxErrorBodyBytes: 64 * 1024,
+};
+
+interface ErrorAnswer {
+  status: number;
+  contentType: string | null;
+  error: { message: string; type: string; code: string | null };
+}
+
+async function postChat(gateway: RunningGateway, model: string, stream = false): Promise<ErrorAnswer> {
+  const response = await fetch(`${gateway.baseURL}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${chaosMasterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    error: (JSON.parse(text) as { error: ErrorAnswer['error'] }).error,
+  };
+}
+
+async function streamChat(client: OpenAI, model: string) {
+  const stream = await client.chat.completions.create({
+    model,
+    stream: true,
+    messages: [{ role: 'user', content: 'Hello' }],
+  });
+  return await collectChatStream(stream);
+}
+
+// Defects 5, 6, 8 and 9 of the hardening issue: an upstream that stalls after its headers held the client forever;
+// huge bodies were buffered whole; an upstream's error quoting the gateway's provider key reached the client; and
+// pass-through relayed whatever a 200 carried. Each behaviour runs through pass-through (openai/...) and the
+// Anthropic translation (anthropic/...), on every runtime.
+describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
+  let upstream: HostileUpstream;
+  let gateway: RunningGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    upstream = await startHostileUpstream();
+    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, server), {
+      ...hostileEnvironment,
+      TORII_MASTER_KEY: chaosMasterKey,
+    });
+    client = chaosClient(gateway);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await upstream?.close();
+  });
+
+  it.each(dialects)(
+    '%s: answers 504 when the upstream stalls in the middle of its body, and aborts it',
+    async (dialect) => {
+      const answer = await postChat(gateway, `${dialect}/stall-body`);
+      expect(answer).toMatchObject({ status: 504, error: { code: 'upstream_timeout', type: 'timeout_error' } });
+      expect(answer.error.message).toMatch(/did not finish sending its response body within 1500 ms/);
+    },
+  );
+
+  it.each(dialects)('%s: ends a stream that goes silent with an error event, not a hang', async (dialect) => {
+    const result = await streamChat(client, `${dialect}/stall-body`);
+    expect(result.error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((result.error as Error).message)).toMatch(/sent nothing for 1500 ms/);
+  });
+
+  it.each(dialects)('%s: refuses an answer over the size cap with a 502, without holding it', async (dialect) => {
+    const answer = await postChat(gateway, `${dialect}/huge:40`);
+    expect(answer).toMatchObject({ status: 502, error: { code: 'upstream_response_too_large' } });
+    expect(await isLive(gateway)).toBe(true);
+  });
+
+  it.each(dialects)('%s: reports a huge upstream error body as a 502 without its megabytes', async (dialect) => {
+    const answer = await postChat(gateway, `${dialect}/huge-error:20`);
+    expect(answer.status).toBe(502);
+    expect(answer.error.message.length).toBeLessThan(2_000);
+  });
+
+  it.each(dialects.flatMap((dialect) => ['html', 'error-in-200', 'truncated', 'gzip'].map((kind) => [dialect, kind])))(
+    '%s: answers a 200 whose body is %s with a 502 in the OpenAI envelope',
+    async (dialect, kind) => {
+      const answer = await postChat(gateway, `${dialect}/${kind}`);
+      expect(answer.status).toBe(502);
+      expect(answer.contentType).toMatch(/application\/json/);
+      expect(answer.error.type).toBe('upstream_error');
+    },
+  );
+
+  it('keeps the upstream message of an error inside a 200', async () => {
+    const answer = await postChat(gateway, 'openai/error-in-200');
+    expect(answer.error.message).toMatch(/The server had an error while processing your request/);
+  });
+
+  it.each(dialects)('%s: answers a stream request served plain JSON with a 502 before any event', async (dialect) => {
+    const answer = await postChat(gateway, `${dialect}/json-for-stream`, true);
+    expect(answer).toMatchObject({ status: 502, error: { code: 'upstream_invalid_response' } });
+  });
+
+  it.each(dialects.flatMap((dialect) => ['no-end', 'truncated', 'disconnect:5'].map((kind) => [dialect, kind])))(
+    '%s: ends a stream that stops early (%s) with an error event, never a clean end',
+    async (dialect, kind) => {
+      const result = await streamChat(client, `${dialect}/${kind}`);
+      expect(result.error).toBeInstanceOf(OpenAI.APIError);
+      expect(String((result.error as Error).message)).toMatch(/stream|upstream/i);
+    },
+  );
+
+  it.each(dialects.flatMap((dialect) => [401, 403, 500].map((status) => [dialect, status])))(
+    "%s: never lets an upstream %s that quotes the gateway's provider key show it to the client or the logs",
+    async (dialect, status) => {
+      const answer = await postChat(gateway, `${dialect}/echo-key:${status}`);
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(JSON.stringify(answer)).not.toContain(hostileUpstreamApiKey);
+      expect(answer.error.message).toContain('[redacted]');
+      const streamed = await streamChat(client, `${dialect}/echo-key:${status}`).catch((error: unknown) => error);
+      expect(streamed).toBeInstanceOf(OpenAI.APIError);
+      expect(String((streamed as Error).message)).not.toContain(hostileUpstreamApiKey);
+      expect(gateway.output()).not.toContain(hostileUpstreamApiKey);
+    },
+  );
+
+  it('still serves ordinary requests on both paths after all of it', async () => {
+    for (const dialect of dialects) {
+      const completion = await client.chat.completions.create({
+        model: `${dialect}/text`,
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
+      expect(completion.choices[0]?.message.content?.length).toBeGreaterThan(0);
+      const streamed = await streamChat(client, `${dialect}/text`);
+      expect(streamed.error).toBeUndefined();
+      expect(streamed.finishReasons).toEqual(['stop']);
+    }
+    expect(upstream.openConnections()).toBeLessThan(behaviours.length * 4);
+  });
+});
