@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createEmptyTestDatabase } from '../../tests/services/test-database.ts';
 import { openDatabase } from './database-open.ts';
+
+/** How many migrations src/db/migrations holds (its drizzle journal). */
+const migrationCount = (
+  JSON.parse(readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+    entries: unknown[];
+  }
+).entries.length;
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -87,7 +94,8 @@ describe('openDatabase without DATABASE_URL', () => {
     try {
       expect(await createDrizzleKeyStore(second.db).findById('key_disk')).toEqual(created);
       const applied = await second.db.execute(sql`select count(*)::int as count from drizzle.__drizzle_migrations`);
-      expect((applied as unknown as { rows: Array<{ count: number }> }).rows).toEqual([{ count: 1 }]);
+      // Every migration of src/db/migrations applied once, none twice across the restart.
+      expect((applied as unknown as { rows: Array<{ count: number }> }).rows).toEqual([{ count: migrationCount }]);
     } finally {
       await second.close();
     }

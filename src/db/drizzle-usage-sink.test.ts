@@ -38,6 +38,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
       usageEventFixture({ requestId: 'fields-1' }),
       usageEventFixture({
         requestId: 'fields-2 "quoted", {braced} \\ back',
+        clientRequestId: null,
         keyId: null,
         modelGroup: 'NULL',
         provider: null,
@@ -118,7 +119,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
       expect(statements[0]!.query).toMatch(
         /^insert into "usage_events" .* select .* from unnest\(.*\) as u\(.*\) on conflict/,
       );
-      expect(statements[0]!.parameters).toHaveLength(20);
+      expect(statements[0]!.parameters).toHaveLength(21);
       const [stored] = await database.db
         .select({ rows: count(), tokens: sql<number>`sum(${usageEvents.inputTokens})::float8`.mapWith(Number) })
         .from(usageEvents)

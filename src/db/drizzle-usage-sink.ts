@@ -21,6 +21,7 @@ const whole = (value: number): number => Math.round(value);
 /** The columns of `usage_events`, in the order of the insert's column list and of `unnest`'s arguments. */
 const usageColumns: readonly UsageColumn[] = [
   { name: 'request_id', arrayType: 'text[]', read: (event) => event.requestId },
+  { name: 'client_request_id', arrayType: 'text[]', read: (event) => event.clientRequestId ?? null },
   { name: 'key_id', arrayType: 'text[]', read: (event) => event.keyId },
   { name: 'model_group', arrayType: 'text[]', read: (event) => event.modelGroup },
   { name: 'provider', arrayType: 'text[]', read: (event) => event.provider },
@@ -66,13 +67,13 @@ const selectList = sql.raw(
  * The {@link UsageSink} over Postgres through Drizzle, for any driver. A batch is ONE statement whatever its size:
  *
  * ```sql
- * insert into usage_events (request_id, ...) select c0, c1, ..., to_timestamp(c18 / 1000.0), ...
+ * insert into usage_events (request_id, ...) select c0, c1, ..., to_timestamp(c19 / 1000.0), ...
  * from unnest($1::text[], $2::text[], ...) as u(c0, c1, ...) on conflict (request_id) do nothing
  * ```
  *
- * One array parameter per column (20 parameters for 1 or 50,000 events), so the statement text is the same for
+ * One array parameter per column (21 parameters for 1 or 50,000 events), so the statement text is the same for
  * every batch (drivers reuse the prepared statement) and no batch can hit the 65,535-parameter limit of the
- * protocol, which a `values ($1, ...), (...)` insert of 20 columns reaches at ~3,200 rows. `on conflict do nothing`
+ * protocol, which a `values ($1, ...), (...)` insert of 21 columns reaches at ~3,100 rows. `on conflict do nothing`
  * makes a retried batch (or an event repeated within a batch) count once. The statement is atomic: every event is
  * stored or the call throws.
  *

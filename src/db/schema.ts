@@ -56,7 +56,10 @@ export const virtualKeys = pgTable(
 export const usageEvents = pgTable(
   'usage_events',
   {
+    /** Made by the gateway, unique per request: the idempotency key of ledger writes. */
     requestId: text('request_id').primaryKey(),
+    /** The client's own `x-request-id`, for correlation; clients choose it, so it is neither unique nor trusted. */
+    clientRequestId: text('client_request_id'),
     keyId: text('key_id'),
     modelGroup: text('model_group'),
     provider: text('provider'),
@@ -83,5 +86,9 @@ export const usageEvents = pgTable(
     index('usage_events_key_started_idx').on(table.keyId, table.startedAt),
     // Reports over a time range across keys.
     index('usage_events_started_idx').on(table.startedAt),
+    // Finding a request by the id its client sent (the admin API); most requests send none.
+    index('usage_events_client_request_idx')
+      .on(table.clientRequestId)
+      .where(sql`${table.clientRequestId} is not null`),
   ],
 );

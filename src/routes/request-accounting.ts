@@ -119,6 +119,7 @@ export function finishRequest(dependencies: RouteDependencies, record: RequestRe
   const deployment = record.deployment;
   recordUsage({
     requestId: record.requestId,
+    clientRequestId: record.clientRequestId,
     keyId: auth.key?.id ?? null,
     modelGroup: record.modelGroup ?? null,
     provider: record.provider ?? null,

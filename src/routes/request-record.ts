@@ -5,7 +5,13 @@ import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 
 /** What the gateway knows about one request while serving it; filled step by step along the request path. */
 export interface RequestRecord {
+  /**
+   * Made by the gateway, unique per request: the ledger's idempotency key (a retried write of the same request's event
+   * carries the same id) and what the gateway's own logs name. Never taken from the client.
+   */
   requestId: string;
+  /** The client's `x-request-id` when it sent a sane one: kept beside the gateway's id for correlation, echoed back. */
+  clientRequestId: string | null;
   /** Monotonic start time (ms). */
   startedAt: number;
   /** `chat`, `embeddings`, `models`, ... ; undefined for routes that are not measured (health, metrics). */
@@ -40,11 +46,14 @@ export interface RequestRecord {
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
-/** A fresh record, honouring a client-sent `x-request-id` when it is a sane token. */
+/**
+ * A fresh record with a gateway-made request id; a client-sent `x-request-id` is kept beside it when it is a sane
+ * token (anything else is dropped, never reflected).
+ */
 export function createRequestRecord(clientRequestId: string | null, startedAt: number): RequestRecord {
   return {
-    requestId:
-      clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : crypto.randomUUID(),
+    requestId: crypto.randomUUID(),
+    clientRequestId: clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : null,
     startedAt,
     operation: undefined,
     modelGroup: undefined,

@@ -1,7 +1,8 @@
 import type { RequestRecord } from './request-record.ts';
 
 /**
- * Adds the observability headers to a response's headers: `x-request-id`, `x-torii-overhead-ms` (time inside the
+ * Adds the observability headers to a response's headers: `x-request-id` (the client's own id when it sent one,
+ * else the gateway's), `x-torii-request-id` (always the gateway's, the ledger's key), `x-torii-overhead-ms` (time inside the
  * gateway so far, upstream time excluded) and `Server-Timing`. Handlers call it while building their response, so
  * the headers go out as a plain object (no Headers instance to build and mutate afterwards); the gateway's middleware
  * adds them to any response that did not get them this way (errors, health).
@@ -12,7 +13,8 @@ export function withTimingHeaders(
   headers: Record<string, string>,
 ): Record<string, string> {
   const overhead = Math.max(0, now - record.startedAt - record.upstreamMs).toFixed(3);
-  headers['x-request-id'] = record.requestId;
+  headers['x-request-id'] = record.clientRequestId ?? record.requestId;
+  headers['x-torii-request-id'] = record.requestId;
   headers['x-torii-overhead-ms'] = overhead;
   headers['server-timing'] = record.calledUpstream
     ? `gateway;dur=${overhead}, upstream;dur=${record.upstreamMs.toFixed(3)}`

@@ -6,7 +6,13 @@ export type UsageSource = 'provider' | 'estimate' | 'none';
  * idempotent on it). Times are epoch ms; durations ms; cost US dollars.
  */
 export interface UsageEvent {
+  /** The gateway-made request id: unique per request, the same in every retried write of this event. */
   requestId: string;
+  /**
+   * The client's own `x-request-id`, for correlation only: clients choose it, so many rows may share one. Absent in
+   * events spilled by an older version (read as null).
+   */
+  clientRequestId?: string | null;
   /** The virtual key's id; null for the master key. */
   keyId: string | null;
   modelGroup: string | null;

@@ -5,6 +5,7 @@ export function testUsageEvent(index: number): UsageEvent {
   const startedAt = 1_750_000_000_000 + index;
   return {
     requestId: `request-${index}`,
+    clientRequestId: index % 3 === 0 ? null : `client-${index % 5}`,
     keyId: `key_${index % 7}`,
     modelGroup: 'chat',
     provider: 'openai',

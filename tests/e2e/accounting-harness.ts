@@ -204,14 +204,17 @@ export function childProcessIds(pid: number): number[] {
   }
 }
 
-/** Rows of the usage ledger per request id, for every id that starts with `idPrefix`. */
+/**
+ * Rows of the usage ledger per client request id (the `x-request-id` the test sent), for every id that starts with
+ * `idPrefix`. The ledger's own key is the gateway's request id; the client's is kept beside it.
+ */
 export async function ledgerRowCounts(databaseUrl: string, idPrefix: string): Promise<Map<string, number>> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    const rows = await sql<{ request_id: string; rows: number }[]>`
-      select request_id, count(*)::int as rows from usage_events
-      where starts_with(request_id, ${idPrefix}) group by request_id`;
-    return new Map(rows.map((row) => [row.request_id, row.rows]));
+    const rows = await sql<{ client_request_id: string; rows: number }[]>`
+      select client_request_id, count(*)::int as rows from usage_events
+      where starts_with(client_request_id, ${idPrefix}) group by client_request_id`;
+    return new Map(rows.map((row) => [row.client_request_id, row.rows]));
   } finally {
     await sql.end({ timeout: 5 });
   }

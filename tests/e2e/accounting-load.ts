@@ -3,7 +3,7 @@ import { sleep } from './accounting-harness.ts';
 
 /** One request of a load run, as the client saw it. */
 export interface LoadRequest {
-  /** The `x-request-id` the client sent (the gateway echoes it and keys the ledger row by it). */
+  /** The `x-request-id` the client sent (the gateway echoes it and keeps it in the ledger row's `client_request_id`). */
   requestId: string;
   stream: boolean;
   /** performance.now() when it was sent and when it finished (fully read, or failed). */

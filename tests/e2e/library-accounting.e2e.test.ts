@@ -43,8 +43,8 @@ describe('torii as a library with accounting, mounted in another Hono app (Postg
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });
     try {
       return await sql<{ request_id: string; key_id: string | null; status: number; model_group: string }[]>`
-        select request_id, key_id, status, model_group from usage_events
-        where request_id = any(${requestIds}) order by request_id`;
+        select client_request_id as request_id, key_id, status, model_group from usage_events
+        where client_request_id = any(${requestIds}) order by client_request_id`;
     } finally {
       await sql.end({ timeout: 5 });
     }

@@ -256,8 +256,8 @@ describe('the full gateway on Cloudflare Workers (workerd): keys, limits, budget
         new Map(
           (
             await sql<{ request_id: string; rows: number; status: number }[]>`
-              select request_id, count(*)::int as rows, min(status)::int as status from usage_events
-              where starts_with(request_id, ${idPrefix}) group by request_id`
+              select client_request_id as request_id, count(*)::int as rows, min(status)::int as status
+              from usage_events where starts_with(client_request_id, ${idPrefix}) group by client_request_id`
           ).map((row) => [row.request_id, row]),
         );
       await waitFor(

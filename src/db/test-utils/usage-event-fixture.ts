@@ -5,6 +5,7 @@ export function usageEventFixture(overrides: Partial<UsageEvent> = {}): UsageEve
   const startedAt = overrides.startedAt ?? Date.UTC(2025, 2, 10, 12, 0, 0, 250);
   return {
     requestId: `req_${crypto.randomUUID()}`,
+    clientRequestId: 'client-request-1',
     keyId: 'key_a',
     modelGroup: 'gpt-4o',
     provider: 'openai',

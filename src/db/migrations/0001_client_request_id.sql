@@ -1,0 +1,2 @@
+ALTER TABLE "usage_events" ADD COLUMN "client_request_id" text;--> statement-breakpoint
+CREATE INDEX "usage_events_client_request_idx" ON "usage_events" USING btree ("client_request_id") WHERE "usage_events"."client_request_id" is not null;
