@@ -1,5 +1,5 @@
 /**
- * The `torii/accounting` entry of the library, for Node, Deno and Bun (it opens Postgres connections and writes the
+ * The `torii-gateway/accounting` entry of the library, for Node, Deno and Bun (it opens Postgres connections and writes the
  * usage spill to local disk): what the `accounting` option of `createGateway` needs, built from a database URL.
  * `openDatabaseAccounting` does it all in one call; the parts are here for assembling your own with
  * `assembleAccounting` (exported by `torii`).

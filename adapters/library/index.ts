@@ -23,7 +23,7 @@ export interface LibraryGatewayOptions {
   services?: Partial<GatewayServices>;
   /**
    * Virtual keys, rate limits, budgets, the usage ledger and the admin API (`/admin/keys`, `/admin/usage`):
-   * `openDatabaseAccounting` from `torii/accounting` (Postgres or PGlite), or {@link assembleAccounting} over parts of
+   * `openDatabaseAccounting` from `torii-gateway/accounting` (Postgres or PGlite), or {@link assembleAccounting} over parts of
    * your own. Its authenticator replaces the master-key one (the master key it was built with still works, and is
    * the only key the admin API takes). Without it the gateway accepts the master key only and keeps no ledger.
    */
@@ -40,7 +40,7 @@ export type LibraryAccounting = Pick<AssembledAccounting, 'authenticator' | 'acc
  *
  * @example
  * import { Hono } from 'hono';
- * import { createGateway } from 'torii';
+ * import { createGateway } from 'torii-gateway';
  *
  * const app = new Hono();
  * app.route('/llm', createGateway(
@@ -51,7 +51,7 @@ export type LibraryAccounting = Pick<AssembledAccounting, 'authenticator' | 'acc
  *
  * @example
  * // With virtual keys, limits, budgets and the usage ledger in Postgres (see openDatabaseAccounting):
- * import { openDatabaseAccounting } from 'torii/accounting';
+ * import { openDatabaseAccounting } from 'torii-gateway/accounting';
  *
  * const accounting = await openDatabaseAccounting({ masterKey, databaseUrl: process.env.DATABASE_URL });
  * app.route('/llm', createGateway(config, { accounting, environment: process.env }));
@@ -70,6 +70,7 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
     config: parseGatewayConfig(config, options.environment ?? {}),
     providers: options.providers ?? builtinProviders,
     authenticator,
+    ...(options.masterKey === undefined ? {} : { secrets: [options.masterKey] }),
     ...(options.services ? { services: options.services } : {}),
     ...(accounting === undefined
       ? {}
@@ -90,7 +91,15 @@ export type {
   GatewayLogger,
   RequestObservation,
   UpstreamFetch,
+  UpstreamRequestInit,
+  UpstreamResponse,
 } from '../../src/services.ts';
+export {
+  UpstreamLimitError,
+  isUpstreamLimitError,
+  type UpstreamLimit,
+} from '../../src/upstream/upstream-limit-error.ts';
+export { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
 export type { Authenticator, AuthContext } from '../../src/auth/authenticator.ts';
 export {
   assembleAccounting,

@@ -62,8 +62,8 @@ export interface DatabaseAccounting extends AssembledAccounting {
  * ```ts
  * import { Hono } from 'hono';
  * import { serve } from '@hono/node-server';
- * import { createGateway } from 'torii';
- * import { openDatabaseAccounting } from 'torii/accounting';
+ * import { createGateway } from 'torii-gateway';
+ * import { openDatabaseAccounting } from 'torii-gateway/accounting';
  *
  * const masterKey = process.env.TORII_MASTER_KEY!;
  * const accounting = await openDatabaseAccounting({ masterKey, databaseUrl: process.env.DATABASE_URL });

@@ -1,7 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import OpenAI from 'openai';
-import { createGateway } from 'torii';
+import { createGateway } from 'torii-gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mockUpstreamApiKey, startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
 import { readFixture } from './e2e-fixtures.ts';
