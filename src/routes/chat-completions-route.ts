@@ -2,7 +2,7 @@ import { isPlainOpenAIChatRequest } from '../dialects/openai-chat/openai-chat-pl
 import { openAIChatRequestSchema, type OpenAIChatRequest } from '../dialects/openai-chat/openai-chat-request-schema.ts';
 import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-render-response.ts';
 import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
-import { scanOpenAIAnswer } from '../dialects/openai-chat/openai-answer-scan.ts';
+import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
 import { invalidRequest, isGatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
@@ -114,8 +114,8 @@ async function requireEventStream(
   const contentType = response.headers.get('content-type') ?? '';
   if (response.body !== null && !/json|html/i.test(contentType)) return response.body;
   const text = await readUpstreamText(response, dependencies, deployment, record);
-  const scan = scanOpenAIAnswer(text);
-  const upstreamMessage = scan.ok ? undefined : scan.errorMessage;
+  const check = checkOpenAIAnswer(text);
+  const upstreamMessage = check.ok ? undefined : check.errorMessage;
   throw invalidUpstreamAnswer(
     deployment.target.providerName,
     `a stream was asked for, but it answered with ${contentType || 'no content type'}` +

@@ -1,5 +1,5 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
-import { scanOpenAIAnswer } from '../dialects/openai-chat/openai-answer-scan.ts';
+import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
 import { GatewayError, openAIErrorBody } from '../errors.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { RouteDependencies } from './gateway-context.ts';
@@ -40,7 +40,7 @@ export function invalidUpstreamAnswer(provider: string, reason: string): Gateway
 }
 
 /**
- * Checks a same-dialect (OpenAI) answer before its bytes are relayed unchanged (see scanOpenAIAnswer) and returns its
+ * Checks a same-dialect (OpenAI) answer before its bytes are relayed unchanged (see checkOpenAIAnswer) and returns its
  * usage; anything that is not a complete, successful OpenAI answer is a 502, with the upstream's own error message
  * (secrets redacted) when it sent one.
  */
@@ -49,10 +49,10 @@ export function checkedOpenAIAnswer(
   provider: string,
   redactor: SecretRedactor,
 ): CanonicalUsage | undefined {
-  const scan = scanOpenAIAnswer(text);
-  if (scan.ok) return scan.usage;
-  const upstreamMessage = scan.errorMessage === undefined ? '' : ` (${redactor.redact(scan.errorMessage)})`;
-  throw invalidUpstreamAnswer(provider, `${scan.reason}${upstreamMessage}`);
+  const check = checkOpenAIAnswer(text);
+  if (check.ok) return check.usage;
+  const upstreamMessage = check.errorMessage === undefined ? '' : ` (${redactor.redact(check.errorMessage)})`;
+  throw invalidUpstreamAnswer(provider, `${check.reason}${upstreamMessage}`);
 }
 
 const textEncoder = new TextEncoder();
