@@ -7,10 +7,15 @@ import type { GatewayConfig } from '../../src/config/config-schema.ts';
 import { parseJson } from '../../src/framing/parse-json.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
+import { secretsOfUrl } from '../../src/security/secret-redactor.ts';
 import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
 import { consoleLogger } from '../../src/services.ts';
 import type { WorkerAccounting } from './worker-accounting.ts';
-import { readWorkerAccountingSettings, type WorkerEnvironment } from './worker-environment.ts';
+import {
+  databaseConnectionString,
+  readWorkerAccountingSettings,
+  type WorkerEnvironment,
+} from './worker-environment.ts';
 
 /** The gateway of one Worker isolate. */
 export interface WorkerGateway {
@@ -56,12 +61,16 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   const settings = readWorkerAccountingSettings(environment);
   // Upstream calls use the platform fetch: undici cannot run on workerd.
   const services = { upstreamFetch: createFetchUpstream() };
+  // Beyond the config's own secrets: the master key and the database's credentials never reach a client or a log.
+  const databaseUrl = databaseConnectionString(environment);
+  const secrets = [masterKey, ...(databaseUrl === undefined ? [] : secretsOfUrl(databaseUrl))];
   if (settings === undefined) {
     const app = createGateway({
       config,
       providers: builtinProviders,
       authenticator: createMasterKeyAuthenticator(masterKey),
       services,
+      secrets,
     });
     return { app, accounting: undefined };
   }
@@ -74,6 +83,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     accounting: accounting.accounting,
     administration: accounting.administration,
     services,
+    secrets,
   });
   return { app, accounting };
 }
