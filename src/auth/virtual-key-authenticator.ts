@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.ts';
 import type { AuthContext, Authenticator } from './authenticator.ts';
 import type { KeyInvalidation, KeyInvalidationBus } from './key-invalidation.ts';
 import type { KeyStore } from './key-store.ts';
-import { constantTimeEqual, invalidKeyError } from './master-key-authenticator.ts';
+import { checkMasterKey, constantTimeEqual, invalidKeyError } from './master-key-authenticator.ts';
 import { sha256 as webCryptoSha256 } from './sha256.ts';
 import { sharedKeyCacheEntry, parseSharedKeyCacheEntry, sharedKeyCacheKey } from './virtual-key-cache-entry.ts';
 import type { VirtualKeyRecord } from './virtual-key-record.ts';
@@ -21,6 +21,8 @@ export interface VirtualKeyAuthenticatorOptions {
   invalidations?: KeyInvalidationBus;
   /** SHA-256 of a string's UTF-8 bytes; defaults to Web Crypto. Node passes its synchronous hash. */
   sha256?: (text: string) => Uint8Array | Promise<Uint8Array>;
+  /** Longer secrets are refused with the usual 401 before they are hashed. Default 1024 characters. */
+  maxSecretLength?: number;
   /** Size cap of the in-process tier. Default 50,000 keys. */
   localMaxEntries?: number;
   /**
@@ -113,7 +115,7 @@ function contextFor(entry: LocalEntry, secret: string, wallClock: number): AuthC
  * const caller = await authenticator.authenticate('sk-torii-...');
  */
 export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOptions): VirtualKeyAuthenticator {
-  if (options.masterKey.length < 8) throw new Error('The master key must be at least 8 characters long.');
+  const maxSecretLength = checkMasterKey(options.masterKey, options.maxSecretLength);
   const digest = options.sha256 ?? webCryptoSha256;
   const wallClock = options.now ?? Date.now;
   const localTtlMs = options.localTtlMs ?? 30_000;
@@ -211,6 +213,7 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
   const authenticator: VirtualKeyAuthenticator = {
     authenticate(secret) {
       if (secret === undefined || secret.length === 0) throw invalidKeyError(undefined);
+      if (secret.length > maxSecretLength) throw invalidKeyError(secret);
       const presented = digest(secret);
       if (!(presented instanceof Promise) && !(expectedDigest instanceof Promise))
         return authenticateDigest(presented, expectedDigest, secret);
