@@ -1,5 +1,6 @@
 import type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
 import type { KeyStore } from '../../src/auth/key-store.ts';
+import { createKeyStoreLookupBatcher, type KeyStoreLookupLimits } from '../../src/auth/key-store-lookup-batcher.ts';
 import type { VirtualKeyRecord } from '../../src/auth/virtual-key-record.ts';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
 import type { LimitLease, LimitStore } from '../../src/limits/limit-store.ts';
@@ -21,6 +22,7 @@ export function createRemoteKeyStore(rpc: ClusterRpcClient): KeyStore {
     orUndefined(await rpc.call<VirtualKeyRecord | null>(`keys.${method}`, args));
   return {
     findByHash: (hash) => call('findByHash', [hash]),
+    findManyByHash: (hashes) => rpc.call<VirtualKeyRecord[]>('keys.findManyByHash', [hashes]),
     findById: (id) => call('findById', [id]),
     create: async (key) => (await call('create', [key]))!,
     update: (id, changes) => call('update', [id, changes]),
@@ -67,6 +69,13 @@ export function createClusterInvalidationBus(rpc: ClusterRpcClient): KeyInvalida
 /** What the primary owns and serves to workers. */
 export interface PrimaryServices {
   keyStore: KeyStore;
+  /**
+   * How many key lookups by hash may be in flight on the host (default 4) and how many hashes go in one query: every
+   * worker's lookups of keys missing from the caches meet in one batcher here, so the database sees at most that
+   * many, however many workers there are. Its queue is not capped (each worker caps its own, and sends at most its
+   * own `maxConcurrent` batches at a time), so a worker's lookup is never refused here.
+   */
+  keyLookup?: Pick<KeyStoreLookupLimits, 'maxConcurrent' | 'maxBatchSize'>;
   /** Accepts a worker's usage batch into the primary's queue (synchronous enqueue). */
   acceptUsage: (events: readonly UsageEvent[]) => void;
   cache?: KeyValueCache;
@@ -80,8 +89,10 @@ export interface PrimaryServices {
 /** The RPC handlers the primary serves for {@link PrimaryServices}. */
 export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
   const { keyStore, cache, limitStore } = services;
+  const lookups = createKeyStoreLookupBatcher(keyStore, { ...services.keyLookup, maxQueued: Number.POSITIVE_INFINITY });
   const handlers: ClusterRpcHandlers = {
-    'keys.findByHash': (hash: string) => keyStore.findByHash(hash),
+    'keys.findByHash': async (hash: string) => (await lookups.findMany([hash]))[0],
+    'keys.findManyByHash': (hashes: string[]) => lookups.findMany(hashes),
     'keys.findById': (id: string) => keyStore.findById(id),
     'keys.create': (key: Parameters<KeyStore['create']>[0]) => keyStore.create(key),
     'keys.update': (id: string, changes: Parameters<KeyStore['update']>[1]) => keyStore.update(id, changes),
