@@ -140,6 +140,21 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     fresh.close();
   });
 
+  it('remembers unknown keys apart, so more of them than the local tier holds never evict a known key', async () => {
+    const { record, secret } = await administration.create({ name: 'kept' });
+    const small = makeAuthenticator({ localMaxEntries: 100, sharedCache: undefined });
+    await small.authenticate(secret);
+    const unknown = Array.from({ length: 300 }, () => generateVirtualKeySecret().secret);
+    for (const forged of unknown) expect(await statusOf(() => small.authenticate(forged))).toBe(401);
+    const before = store.findByHashCalls();
+    // Still in memory: answered synchronously, without a lookup.
+    expect(small.authenticate(secret)).toMatchObject({ subject: record.id });
+    // The most recent unknown keys are remembered too.
+    for (const forged of unknown.slice(-100)) expect(await statusOf(() => small.authenticate(forged))).toBe(401);
+    expect(store.findByHashCalls()).toBe(before);
+    small.close();
+  });
+
   it('refuses a revoked, disabled or expired key at once in every process that shares the bus', async () => {
     const { record, secret } = await administration.create({ name: 'doomed' });
     const processes = [makeAuthenticator(), makeAuthenticator()];
