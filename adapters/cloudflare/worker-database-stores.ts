@@ -18,6 +18,7 @@ import type { WorkerDatabase } from './worker-database.ts';
 export function createWorkerKeyStore(database: WorkerDatabase): KeyStore {
   return {
     findByHash: (hash) => database.use((db) => createDrizzleKeyStore(db).findByHash(hash)),
+    findManyByHash: (hashes) => database.use((db) => createDrizzleKeyStore(db).findManyByHash(hashes)),
     findById: (id) => database.use((db) => createDrizzleKeyStore(db).findById(id)),
     create: (key) => database.use((db) => createDrizzleKeyStore(db).create(key)),
     update: (id, changes) => database.use((db) => createDrizzleKeyStore(db).update(id, changes)),

@@ -1,7 +1,9 @@
 import type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
-import type { KeyStore } from '../../src/auth/key-store.ts';
+import type { KeyStore, VirtualKeyPage } from '../../src/auth/key-store.ts';
+import { createKeyStoreLookupBatcher, type KeyStoreLookupLimits } from '../../src/auth/key-store-lookup-batcher.ts';
 import type { VirtualKeyRecord } from '../../src/auth/virtual-key-record.ts';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
+import { GatewayError, isGatewayError, type GatewayErrorInit } from '../../src/errors.ts';
 import type { LimitLease, LimitStore } from '../../src/limits/limit-store.ts';
 import type { UsageEvent, UsageSink } from '../../src/usage/usage-event.ts';
 import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
@@ -15,18 +17,48 @@ import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
 
 const orUndefined = <Value>(value: Value | null): Value | undefined => (value === null ? undefined : value);
 
+/**
+ * A {@link GatewayError} the primary's key store threw (a 400 for a cursor it did not make, say), as it crosses the
+ * IPC channel: the RPC carries only an error's message, which would turn the client's 400 into a 500.
+ */
+interface KeyStoreRefusal {
+  keyStoreRefusal: GatewayErrorInit;
+}
+
+const isKeyStoreRefusal = (value: unknown): value is KeyStoreRefusal =>
+  typeof value === 'object' && value !== null && 'keyStoreRefusal' in value;
+
+/** Answers a key-store call, passing a {@link GatewayError} on as a value the worker throws again. */
+async function refusalsAsValues(call: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!isGatewayError(error)) throw error;
+    const { status, type, code, param, message, retryable, headers } = error;
+    return {
+      keyStoreRefusal: { status, type, code, param, message, retryable, ...(headers === undefined ? {} : { headers }) },
+    } satisfies KeyStoreRefusal;
+  }
+}
+
 /** KeyStore whose calls the primary answers. */
 export function createRemoteKeyStore(rpc: ClusterRpcClient): KeyStore {
-  const call = async (method: string, args: unknown[]) =>
-    orUndefined(await rpc.call<VirtualKeyRecord | null>(`keys.${method}`, args));
+  const answer = async <Result>(method: string, args: unknown[]): Promise<Result> => {
+    const value = await rpc.call<Result | KeyStoreRefusal>(`keys.${method}`, args);
+    if (isKeyStoreRefusal(value)) throw new GatewayError(value.keyStoreRefusal);
+    return value;
+  };
+  const record = async (method: string, args: unknown[]) =>
+    orUndefined(await answer<VirtualKeyRecord | null>(method, args));
   return {
-    findByHash: (hash) => call('findByHash', [hash]),
-    findById: (id) => call('findById', [id]),
-    create: async (key) => (await call('create', [key]))!,
-    update: (id, changes) => call('update', [id, changes]),
-    revoke: (id) => call('revoke', [id]),
-    rotate: (id, replacement) => call('rotate', [id, replacement]),
-    list: (options) => rpc.call('keys.list', [options]),
+    findByHash: (hash) => record('findByHash', [hash]),
+    findManyByHash: (hashes) => answer<VirtualKeyRecord[]>('findManyByHash', [hashes]),
+    findById: (id) => record('findById', [id]),
+    create: async (key) => (await record('create', [key]))!,
+    update: (id, changes) => record('update', [id, changes]),
+    revoke: (id) => record('revoke', [id]),
+    rotate: (id, replacement) => record('rotate', [id, replacement]),
+    list: (options) => answer<VirtualKeyPage>('list', [options]),
   };
 }
 
@@ -67,6 +99,13 @@ export function createClusterInvalidationBus(rpc: ClusterRpcClient): KeyInvalida
 /** What the primary owns and serves to workers. */
 export interface PrimaryServices {
   keyStore: KeyStore;
+  /**
+   * How many key lookups by hash may be in flight on the host (default 4) and how many hashes go in one query: every
+   * worker's lookups of keys missing from the caches meet in one batcher here, so the database sees at most that
+   * many, however many workers there are. Its queue is not capped (each worker caps its own, and sends at most its
+   * own `maxConcurrent` batches at a time), so a worker's lookup is never refused here.
+   */
+  keyLookup?: Pick<KeyStoreLookupLimits, 'maxConcurrent' | 'maxBatchSize'>;
   /** Accepts a worker's usage batch into the primary's queue (synchronous enqueue). */
   acceptUsage: (events: readonly UsageEvent[]) => void;
   cache?: KeyValueCache;
@@ -80,14 +119,18 @@ export interface PrimaryServices {
 /** The RPC handlers the primary serves for {@link PrimaryServices}. */
 export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
   const { keyStore, cache, limitStore } = services;
+  const lookups = createKeyStoreLookupBatcher(keyStore, { ...services.keyLookup, maxQueued: Number.POSITIVE_INFINITY });
   const handlers: ClusterRpcHandlers = {
-    'keys.findByHash': (hash: string) => keyStore.findByHash(hash),
-    'keys.findById': (id: string) => keyStore.findById(id),
-    'keys.create': (key: Parameters<KeyStore['create']>[0]) => keyStore.create(key),
-    'keys.update': (id: string, changes: Parameters<KeyStore['update']>[1]) => keyStore.update(id, changes),
-    'keys.revoke': (id: string) => keyStore.revoke(id),
-    'keys.rotate': (id: string, replacement: Parameters<KeyStore['rotate']>[1]) => keyStore.rotate(id, replacement),
-    'keys.list': (options: Parameters<KeyStore['list']>[0]) => keyStore.list(options),
+    'keys.findByHash': async (hash: string) => (await lookups.findMany([hash]))[0],
+    'keys.findManyByHash': (hashes: string[]) => lookups.findMany(hashes),
+    'keys.findById': (id: string) => refusalsAsValues(() => keyStore.findById(id)),
+    'keys.create': (key: Parameters<KeyStore['create']>[0]) => refusalsAsValues(() => keyStore.create(key)),
+    'keys.update': (id: string, changes: Parameters<KeyStore['update']>[1]) =>
+      refusalsAsValues(() => keyStore.update(id, changes)),
+    'keys.revoke': (id: string) => refusalsAsValues(() => keyStore.revoke(id)),
+    'keys.rotate': (id: string, replacement: Parameters<KeyStore['rotate']>[1]) =>
+      refusalsAsValues(() => keyStore.rotate(id, replacement)),
+    'keys.list': (options: Parameters<KeyStore['list']>[0]) => refusalsAsValues(() => keyStore.list(options)),
     'keys.publishInvalidation': (invalidation: KeyInvalidation) => services.broadcastInvalidation?.(invalidation),
     'usage.accept': (events: UsageEvent[]) => services.acceptUsage(events),
     ...services.extra,

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { resolve } from 'node:path';
 import type { KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
 import type { KeyStore } from '../../src/auth/key-store.ts';
+import type { KeyStoreLookupLimits } from '../../src/auth/key-store-lookup-batcher.ts';
 import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
 import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
@@ -13,6 +14,7 @@ import type { UsageEvent } from '../../src/usage/usage-event.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 import { createUsageQueue, type UsageQueue } from '../../src/usage/usage-queue.ts';
 import { openDatabaseAccountingStores } from '../shared/database-accounting-stores.ts';
+import { readKeyLookupLimits } from '../shared/key-lookup-settings.ts';
 import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
 import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
 import {
@@ -45,6 +47,8 @@ import { createRedisLimitStore } from './redis-limit-store.ts';
  */
 export interface NodeDataPlane {
   keyStore: KeyStore;
+  /** Limits on store lookups of keys missing from the caches (TORII_KEY_LOOKUP_CONCURRENCY, _QUEUE_MAX). */
+  keyLookup: KeyStoreLookupLimits;
   sharedCache: KeyValueCache | undefined;
   invalidations: KeyInvalidationBus;
   limitStore: LimitStore | undefined;
@@ -81,6 +85,7 @@ interface DataPlaneSettings {
   redisUrl: string | undefined;
   dataDirectory: string;
   rateLimitMode: RateLimitMode | undefined;
+  keyLookup: KeyStoreLookupLimits;
 }
 
 function readSettings(environment: NodeJS.ProcessEnv): DataPlaneSettings {
@@ -88,6 +93,7 @@ function readSettings(environment: NodeJS.ProcessEnv): DataPlaneSettings {
     redisUrl: environment.REDIS_URL || undefined,
     dataDirectory: resolve(environment.TORII_DATA_DIR || '.torii'),
     rateLimitMode: readRateLimitMode(environment),
+    keyLookup: readKeyLookupLimits(environment),
   };
 }
 
@@ -149,6 +155,7 @@ export async function openSingleProcessDataPlane(
     onInvalidationGap: (listener) => void gapListeners.push(listener),
     onClose: tasks.add,
     keyStore: owner.keyStore,
+    keyLookup: settings.keyLookup,
     usageQuery: owner.usageQuery,
     usageQueue: owner.usageQueue,
     sharedCache: redis?.cache,
@@ -187,6 +194,7 @@ export async function openClusterPrimaryDataPlane(environment: NodeJS.ProcessEnv
   let broadcast: ((invalidation: unknown) => void) | undefined;
   const handlers = primaryHandlers({
     keyStore: owner.keyStore,
+    keyLookup: settings.keyLookup,
     acceptUsage: (events: readonly UsageEvent[]) => {
       for (const event of events) owner.usageQueue.enqueue(event);
     },
@@ -246,6 +254,7 @@ export async function openClusterWorkerDataPlane(
     onInvalidationGap: (listener) => void gapListeners.push(listener),
     onClose: tasks.add,
     keyStore: createRemoteKeyStore(rpc),
+    keyLookup: settings.keyLookup,
     usageQuery,
     usageQueue,
     sharedCache: redis?.cache ?? createRemoteKeyValueCache(rpc),

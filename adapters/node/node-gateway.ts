@@ -55,6 +55,7 @@ export async function createNodeGateway(
       : assembleAccounting({
           masterKey: options.masterKey,
           keyStore: plane.keyStore,
+          keyLookup: plane.keyLookup,
           ...(plane.sharedCache === undefined ? {} : { sharedCache: plane.sharedCache }),
           invalidations: plane.invalidations,
           ...(plane.limitStore === undefined ? {} : { limitStore: plane.limitStore }),

@@ -13,7 +13,14 @@ import type { OpenDatabase } from './database-open.ts';
 /** What {@link openDatabaseAccounting} is made with. Only `masterKey` is required. */
 export interface DatabaseAccountingOptions extends Pick<
   AccountingParts,
-  'sharedCache' | 'invalidations' | 'limitStore' | 'rateLimitMode' | 'budgetCounters' | 'localKeyTtlMs' | 'logger'
+  | 'sharedCache'
+  | 'invalidations'
+  | 'limitStore'
+  | 'rateLimitMode'
+  | 'budgetCounters'
+  | 'localKeyTtlMs'
+  | 'keyLookup'
+  | 'logger'
 > {
   /** The master key: it administers keys (`/admin/*`) and is always accepted. At least 8 characters. */
   masterKey: string;
@@ -104,6 +111,7 @@ export async function openDatabaseAccounting(options: DatabaseAccountingOptions)
       ...(options.rateLimitMode === undefined ? {} : { rateLimitMode: options.rateLimitMode }),
       ...(options.budgetCounters === undefined ? {} : { budgetCounters: options.budgetCounters }),
       ...(options.localKeyTtlMs === undefined ? {} : { localKeyTtlMs: options.localKeyTtlMs }),
+      ...(options.keyLookup === undefined ? {} : { keyLookup: options.keyLookup }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import { createKeyAdministration, type KeyAdministration } from '../auth/key-administration.ts';
 import type { KeyInvalidationBus } from '../auth/key-invalidation.ts';
 import type { KeyStore } from '../auth/key-store.ts';
+import type { KeyStoreLookupLimits } from '../auth/key-store-lookup-batcher.ts';
 import { createVirtualKeyAuthenticator, type VirtualKeyAuthenticator } from '../auth/virtual-key-authenticator.ts';
 import type { KeyValueCache } from '../cache/key-value-cache.ts';
 import { createMemoryKeyValueCache } from '../cache/memory-key-value-cache.ts';
@@ -23,6 +24,8 @@ export interface AccountingParts {
   masterKey: string;
   /** The source of truth for keys (Postgres through Drizzle). */
   keyStore: KeyStore;
+  /** Limits on store lookups of keys missing from the caches (default 4 in flight, 500 a batch, 10,000 waiting). */
+  keyLookup?: KeyStoreLookupLimits;
   /** The shared tier of the key lookup and where budget counters live; without one, both are per process. */
   sharedCache?: KeyValueCache;
   /** Where key changes are announced; without one, the authenticator's local TTL bounds staleness. */
@@ -75,6 +78,7 @@ export function assembleAccounting(parts: AccountingParts): AssembledAccounting 
   const authenticator = createVirtualKeyAuthenticator({
     masterKey: parts.masterKey,
     store: parts.keyStore,
+    ...(parts.keyLookup === undefined ? {} : { storeLookup: parts.keyLookup }),
     ...(parts.sharedCache === undefined ? {} : { sharedCache: parts.sharedCache }),
     ...(parts.invalidations === undefined ? {} : { invalidations: parts.invalidations }),
     ...(sha256 === undefined ? {} : { sha256 }),

@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
 import '../validation/zod-issues.ts';
+import { adminLabel, adminText } from './admin-text.ts';
 
 /**
  * Request bodies of the admin key API (snake_case, like the rest of the OpenAI-style API). Strict: an unknown
- * field is a 400, so a typo (`rpm_limt`) never silently does nothing.
+ * field is a 400, so a typo (`rpm_limt`) never silently does nothing. Text is checked for what the database cannot
+ * store (see admin-text.ts), so a bad value is a 400 naming its field, never a failed query.
  */
 
-const label = z.string().check(z.minLength(1), z.maxLength(200));
+const label = adminLabel(200);
 const positiveLimit = z.int().check(z.gte(1), z.lte(1_000_000_000));
 
 const budgetSchema = z.strictObject({
@@ -19,7 +21,7 @@ const keyFields = {
   team: z.nullish(label),
   metadata: z.optional(
     z
-      .record(z.string().check(z.minLength(1), z.maxLength(100)), z.string().check(z.maxLength(1000)))
+      .record(adminLabel(100), adminText(1000))
       .check(z.refine((value) => Object.keys(value).length <= 50, 'at most 50 metadata entries')),
   ),
   allowed_model_groups: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(1000))),

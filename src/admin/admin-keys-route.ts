@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type * as z from 'zod/mini';
 import type { KeyAdministration } from '../auth/key-administration.ts';
 import type { NewVirtualKey, VirtualKeyChanges } from '../auth/key-store.ts';
@@ -7,6 +7,7 @@ import type { GatewayEnvironment } from '../routes/gateway-context.ts';
 import { readJsonObjectBody } from '../routes/read-json-body.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { keyJson } from './admin-key-json.ts';
+import { isAdminLabel } from './admin-text.ts';
 import {
   createKeyRequestSchema,
   listKeysQuerySchema,
@@ -16,14 +17,28 @@ import {
 } from './admin-key-schema.ts';
 import { requireMaster, type AdminDependencies } from './admin-access.ts';
 
-function keyNotFound(id: string): GatewayError {
+/** The 404 for an id no key has; an id that no key could have (see {@link keyIdOf}) is not echoed. */
+function keyNotFound(id: string | undefined): GatewayError {
   return new GatewayError({
     status: 404,
     type: 'invalid_request_error',
     code: 'key_not_found',
     param: 'id',
-    message: `No key with id '${id}'.`,
+    message: id === undefined ? 'No key with that id.' : `No key with id '${id}'.`,
   });
+}
+
+/** The longest id the API looks up (ids it makes are 24 characters). */
+const maxKeyIdLength = 200;
+
+/**
+ * The key id in the path. One no key can have (control characters, NUL included, which the database cannot even
+ * compare; unpaired surrogates; over 200 characters) is a 404 at once, without a query.
+ */
+function keyIdOf(c: Context<GatewayEnvironment>): string {
+  const id = c.req.param('id') ?? '';
+  if (id.length > maxKeyIdLength || !isAdminLabel(id)) throw keyNotFound(undefined);
+  return id;
 }
 
 function parseWith<Schema extends z.ZodMiniType>(schema: Schema, value: unknown): z.infer<Schema> {
@@ -112,14 +127,14 @@ export function createAdminKeysRoutes(dependencies: AdminDependencies & { keys: 
   });
 
   app.get('/keys/:id', async (c) => {
-    const id = c.req.param('id');
+    const id = keyIdOf(c);
     const record = await keys.get(id);
     if (record === undefined) throw keyNotFound(id);
     return c.json(keyJson(record, now()));
   });
 
   app.patch('/keys/:id', async (c) => {
-    const id = c.req.param('id');
+    const id = keyIdOf(c);
     const body = parseWith(updateKeyRequestSchema, await readJsonObjectBody(c.req.raw, dependencies.bodyLimitBytes));
     if (Object.keys(body).length === 0) throw invalidRequest('Send at least one field to change.', null);
     const { expiresAt } = checkAgainstGateway(body, dependencies);
@@ -133,11 +148,11 @@ export function createAdminKeysRoutes(dependencies: AdminDependencies & { keys: 
     if (record === undefined) throw keyNotFound(id);
     return keyJson(record, now());
   };
-  app.post('/keys/:id/revoke', async (c) => c.json(await revoke(c.req.param('id'))));
-  app.delete('/keys/:id', async (c) => c.json(await revoke(c.req.param('id'))));
+  app.post('/keys/:id/revoke', async (c) => c.json(await revoke(keyIdOf(c))));
+  app.delete('/keys/:id', async (c) => c.json(await revoke(keyIdOf(c))));
 
   app.post('/keys/:id/rotate', async (c) => {
-    const id = c.req.param('id');
+    const id = keyIdOf(c);
     const issued = await keys.rotate(id);
     if (issued === undefined) {
       const existing = await keys.get(id);

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import * as z from 'zod/mini';
-import { invalidRequest } from '../errors.ts';
+import { GatewayError, invalidRequest, isGatewayError } from '../errors.ts';
 import type { GatewayEnvironment } from '../routes/gateway-context.ts';
 import type { UsageGrouping, UsageQuery, UsageSummaryRow } from '../usage/usage-query.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { requireMaster, type AdminDependencies } from './admin-access.ts';
+import { adminLabel } from './admin-text.ts';
 
 const groupings: Record<string, UsageGrouping> = {
   key: 'key',
@@ -26,12 +27,35 @@ const usageQuerySchema = z.strictObject({
         ),
       ),
   ),
-  key_id: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  key_id: z.optional(adminLabel(100)),
 });
 
 const dayMs = 86_400_000;
 /** The longest range one report may cover. */
 const maximumRangeDays = 400;
+/** The range `from` and `to` must lie in: nothing is older than the epoch, and later years have no ISO form. */
+const earliestTime = Date.UTC(1970, 0, 1);
+const latestTime = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Epoch ms of a validated ISO time, or a 400 naming `param` when it lies outside 1970 to 9999. */
+function timeOf(value: string, param: 'from' | 'to'): number {
+  const time = Date.parse(value);
+  if (!(time >= earliestTime && time <= latestTime))
+    throw invalidRequest(`${param} must be a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z.`, param);
+  return time;
+}
+
+/** The 503 when the ledger cannot be read (the database is unreachable). */
+function ledgerUnavailable(cause: unknown): GatewayError {
+  return new GatewayError({
+    status: 503,
+    type: 'api_error',
+    code: 'usage_ledger_unavailable',
+    retryable: true,
+    cause,
+    message: 'The usage ledger (the database) could not be read right now. Try again shortly.',
+  });
+}
 
 function rowJson(row: UsageSummaryRow): Record<string, unknown> {
   return {
@@ -67,18 +91,24 @@ export function createAdminUsageRoutes(dependencies: AdminDependencies & { usage
       throw invalidRequest(problem.message, problem.param);
     }
     const query = parsed.data;
-    const to = query.to === undefined ? dependencies.now() : Date.parse(query.to);
-    const from = query.from === undefined ? to - 30 * dayMs : Date.parse(query.from);
+    const explicitFrom = query.from === undefined ? undefined : timeOf(query.from, 'from');
+    const to = query.to === undefined ? dependencies.now() : timeOf(query.to, 'to');
+    const from = explicitFrom ?? to - 30 * dayMs;
     if (from >= to) throw invalidRequest('from must be before to.', 'from');
     if (to - from > maximumRangeDays * dayMs)
       throw invalidRequest(`The range may cover at most ${maximumRangeDays} days.`, 'from');
     const groupBy = [...new Set(query.group_by?.split(',') ?? [])].map((name) => groupings[name]!);
-    const rows = await dependencies.usage.summarize({
-      from,
-      to,
-      groupBy,
-      ...(query.key_id === undefined ? {} : { keyId: query.key_id }),
-    });
+    let rows: UsageSummaryRow[];
+    try {
+      rows = await dependencies.usage.summarize({
+        from,
+        to,
+        groupBy,
+        ...(query.key_id === undefined ? {} : { keyId: query.key_id }),
+      });
+    } catch (error) {
+      throw isGatewayError(error) ? error : ledgerUnavailable(error);
+    }
     return c.json({
       object: 'usage_report',
       from: new Date(from).toISOString(),

@@ -1,5 +1,5 @@
 import type { KeyValueCache } from '../cache/key-value-cache.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, isGatewayError } from '../errors.ts';
 import type { KeyInvalidationBus } from './key-invalidation.ts';
 import type { KeyStore, NewVirtualKey, VirtualKeyChanges, VirtualKeyPage } from './key-store.ts';
 import { sha256 as webCryptoSha256 } from './sha256.ts';
@@ -34,11 +34,38 @@ export interface KeyAdministrationOptions {
   negativeTtlSeconds?: number;
 }
 
+/** The 503 when the key store fails (the database is unreachable); a change may or may not have been saved. */
+function keyStoreUnavailable(cause: unknown, changing: boolean): GatewayError {
+  return new GatewayError({
+    status: 503,
+    type: 'api_error',
+    code: 'key_store_unavailable',
+    retryable: true,
+    cause,
+    message: changing
+      ? 'The key store (the database) could not be reached, so the change may not have been saved. Check the key and try again shortly.'
+      : 'The key store (the database) could not be reached. Try again shortly.',
+  });
+}
+
+/**
+ * Runs a store call; a failure that is not already a {@link GatewayError} (a 400 for a bad cursor is) means the store
+ * could not be reached, and becomes a 503 rather than a 500.
+ */
+async function fromStore<Result>(changing: boolean, call: () => Promise<Result>): Promise<Result> {
+  try {
+    return await call();
+  } catch (error) {
+    throw isGatewayError(error) ? error : keyStoreUnavailable(error, changing);
+  }
+}
+
 /**
  * Key administration. A change is written to the store first, then the new record replaces the shared cache's
  * entry (a rotated-away hash becomes a negative entry), then an invalidation is published so every process drops
  * its local copy. If the shared cache cannot be updated the change still stands in the store; the call then fails
- * with a 503 that says so, since other instances may serve the old record until the shared entry expires.
+ * with a 503 that says so, since other instances may serve the old record until the shared entry expires. A store
+ * that cannot be reached is a 503 `key_store_unavailable`.
  *
  * @example
  * const administration = createKeyAdministration({ store, sharedCache, invalidations });
@@ -83,27 +110,29 @@ export function createKeyAdministration(options: KeyAdministrationOptions): KeyA
   return {
     async create(fields) {
       const { secret, prefix } = generateVirtualKeySecret();
-      const record = await store.create({ ...fields, id: generateVirtualKeyId(), hash: await hashOf(secret), prefix });
+      const hash = await hashOf(secret);
+      const record = await fromStore(true, () => store.create({ ...fields, id: generateVirtualKeyId(), hash, prefix }));
       // A negative entry for this hash cannot exist (the secret is new), so nothing needs announcing.
       return { record, secret };
     },
-    get: (id) => store.findById(id),
-    list: (listOptions) => store.list(listOptions),
+    get: (id) => fromStore(false, () => store.findById(id)),
+    list: (listOptions) => fromStore(false, () => store.list(listOptions)),
     async update(id, changes) {
-      const record = await store.update(id, changes);
+      const record = await fromStore(true, () => store.update(id, changes));
       if (record !== undefined) await announce(record);
       return record;
     },
     async revoke(id) {
-      const record = await store.revoke(id);
+      const record = await fromStore(true, () => store.revoke(id));
       if (record !== undefined) await announce(record);
       return record;
     },
     async rotate(id) {
-      const current = await store.findById(id);
+      const current = await fromStore(false, () => store.findById(id));
       if (current === undefined || current.revokedAt !== null) return undefined;
       const { secret, prefix } = generateVirtualKeySecret();
-      const record = await store.rotate(id, { hash: await hashOf(secret), prefix });
+      const hash = await hashOf(secret);
+      const record = await fromStore(true, () => store.rotate(id, { hash, prefix }));
       if (record === undefined) return undefined;
       await announce(record, current.hash);
       return { record, secret };

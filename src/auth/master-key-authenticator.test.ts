@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { isGatewayError, type GatewayError } from '../errors.ts';
 import { constantTimeEqual, createMasterKeyAuthenticator, invalidKeyError } from './master-key-authenticator.ts';
-import { presentedSecret } from './presented-secret.ts';
+import { maxPresentedSecretLength, presentedSecret } from './presented-secret.ts';
+import { sha256 } from './sha256.ts';
 
 const masterKey = 'sk-torii-master-0123456789';
 
-async function rejection(secret: string | undefined): Promise<GatewayError> {
+async function rejectionOf(attempt: () => unknown): Promise<GatewayError> {
   try {
-    await createMasterKeyAuthenticator(masterKey).authenticate(secret);
+    await attempt();
   } catch (error) {
     if (isGatewayError(error)) return error;
     throw error;
   }
   throw new Error('expected authentication to fail');
 }
+
+const rejection = (secret: string | undefined) =>
+  rejectionOf(() => createMasterKeyAuthenticator(masterKey).authenticate(secret));
 
 describe('createMasterKeyAuthenticator', () => {
   it.each([
@@ -54,6 +58,35 @@ describe('createMasterKeyAuthenticator', () => {
   it('answers 401 when the request carries no key header at all', async () => {
     const error = await rejection(presentedSecret(new Headers({ 'content-type': 'application/json' })));
     expect(error).toEqual(invalidKeyError(undefined));
+  });
+
+  it('refuses a secret longer than the limit with the usual 401, without hashing it', async () => {
+    const hashed: number[] = [];
+    const countingSha256 = (text: string) => {
+      hashed.push(text.length);
+      return sha256(text);
+    };
+    const authenticator = createMasterKeyAuthenticator(masterKey, { sha256: countingSha256 });
+    hashed.length = 0;
+    for (const length of [maxPresentedSecretLength + 1, 16_000, 1_000_000]) {
+      const error = await rejectionOf(() => authenticator.authenticate('k'.repeat(length)));
+      expect(error).toEqual(invalidKeyError('k'));
+    }
+    expect(hashed).toEqual([]);
+    // At the limit the secret is checked as usual.
+    expect((await rejectionOf(() => authenticator.authenticate('k'.repeat(maxPresentedSecretLength)))).status).toBe(
+      401,
+    );
+    expect(hashed).toEqual([maxPresentedSecretLength]);
+    const shorter = createMasterKeyAuthenticator(masterKey, { maxSecretLength: 40 });
+    expect((await rejectionOf(() => shorter.authenticate('k'.repeat(41)))).code).toBe('invalid_api_key');
+  });
+
+  it('rejects a master key longer than the secret limit at creation (it could never be presented)', () => {
+    expect(() => createMasterKeyAuthenticator('m'.repeat(maxPresentedSecretLength + 1))).toThrow(
+      `The master key must be at most ${maxPresentedSecretLength} characters long.`,
+    );
+    expect(() => createMasterKeyAuthenticator('m'.repeat(maxPresentedSecretLength))).not.toThrow();
   });
 
   it('rejects a master key shorter than 8 characters at creation', () => {

@@ -1,10 +1,15 @@
 import type { KeyValueCache } from '../cache/key-value-cache.ts';
 import { LruMap } from '../cache/lru-map.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, isGatewayError } from '../errors.ts';
 import type { AuthContext, Authenticator } from './authenticator.ts';
 import type { KeyInvalidation, KeyInvalidationBus } from './key-invalidation.ts';
 import type { KeyStore } from './key-store.ts';
-import { constantTimeEqual, invalidKeyError } from './master-key-authenticator.ts';
+import {
+  createKeyStoreLookupBatcher,
+  type KeyStoreLookupLimits,
+  type KeyStoreLookupStats,
+} from './key-store-lookup-batcher.ts';
+import { checkMasterKey, constantTimeEqual, invalidKeyError } from './master-key-authenticator.ts';
 import { sha256 as webCryptoSha256 } from './sha256.ts';
 import { sharedKeyCacheEntry, parseSharedKeyCacheEntry, sharedKeyCacheKey } from './virtual-key-cache-entry.ts';
 import type { VirtualKeyRecord } from './virtual-key-record.ts';
@@ -21,7 +26,14 @@ export interface VirtualKeyAuthenticatorOptions {
   invalidations?: KeyInvalidationBus;
   /** SHA-256 of a string's UTF-8 bytes; defaults to Web Crypto. Node passes its synchronous hash. */
   sha256?: (text: string) => Uint8Array | Promise<Uint8Array>;
-  /** Size cap of the in-process tier. Default 50,000 keys. */
+  /** Longer secrets are refused with the usual 401 before they are hashed. Default 1024 characters. */
+  maxSecretLength?: number;
+  /**
+   * How much store work keys missing from both caches may cause (forged keys among them: anyone can mint
+   * well-formed ones): queries in flight, hashes per batch, hashes waiting. See {@link createKeyStoreLookupBatcher}.
+   */
+  storeLookup?: KeyStoreLookupLimits;
+  /** Size cap of the in-process tier, for known keys and, apart, for unknown ones. Default 50,000 each. */
   localMaxEntries?: number;
   /**
    * How long the in-process tier trusts an entry, ms: the staleness bound when an invalidation message is lost
@@ -51,6 +63,8 @@ export interface VirtualKeyAuthenticator extends Authenticator {
   forgetAll(): void;
   /** Counts of lookups answered by each tier since start. */
   lookups(): Record<KeyLookupTier, number>;
+  /** Counts of the queries that keys missing from both caches caused, and of lookups refused as busy. */
+  storeLookups(): KeyStoreLookupStats;
   /** Stops listening to the invalidation bus. */
   close(): void;
 }
@@ -98,9 +112,11 @@ function contextFor(entry: LocalEntry, secret: string, wallClock: number): AuthC
 /**
  * Authenticates the master key and virtual keys with a tiered lookup: the secret's SHA-256 is looked up in an
  * in-process LRU (synchronous: the warm path has no await and no I/O), then in the shared cache, then in the key
- * store. Unknown hashes are cached as negative entries in both tiers, so a flood of random keys never reaches the
- * store; secrets without the `sk-torii-` shape and checksum are refused without any lookup. Concurrent misses of one hash share
- * one lookup.
+ * store. Secrets without the `sk-torii-` shape and checksum are refused without any lookup, and unknown hashes are
+ * cached as negative entries in both tiers (locally in an LRU of their own, so they never evict known keys).
+ * Concurrent misses of one hash share one lookup. The checksum is public, so anyone can mint well-formed keys: what
+ * reaches the store goes through a {@link createKeyStoreLookupBatcher} that bounds the queries (in flight, batched,
+ * a bounded queue, then 503 `key_lookup_busy`); keys in either cache never wait for it.
  *
  * Freshness: an administrator's change writes the new record to the shared cache and publishes an invalidation;
  * every process drops its local entry at once. A local entry is trusted for `localTtlMs` at most, which bounds
@@ -113,7 +129,7 @@ function contextFor(entry: LocalEntry, secret: string, wallClock: number): AuthC
  * const caller = await authenticator.authenticate('sk-torii-...');
  */
 export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOptions): VirtualKeyAuthenticator {
-  if (options.masterKey.length < 8) throw new Error('The master key must be at least 8 characters long.');
+  const maxSecretLength = checkMasterKey(options.masterKey, options.maxSecretLength);
   const digest = options.sha256 ?? webCryptoSha256;
   const wallClock = options.now ?? Date.now;
   const localTtlMs = options.localTtlMs ?? 30_000;
@@ -124,26 +140,38 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
     ...(options.monotonicNow ? { now: options.monotonicNow } : {}),
   };
   const local = new LruMap<LocalEntry>(lruOptions);
+  /** Hashes known not to exist, apart from `local`: a flood of unknown keys can never evict a valid key's entry. */
+  const unknown = new LruMap<LocalEntry>(lruOptions);
   /** The last version an invalidation announced per hash, remembered as long as a stale read could be in flight. */
   const invalidatedVersions = new LruMap<number>(lruOptions);
   const pending = new Map<string, Promise<LocalEntry>>();
   const counts: Record<KeyLookupTier, number> = { local: 0, shared: 0, store: 0 };
   const report = options.onLookupProblem ?? (() => {});
   const { store, sharedCache } = options;
+  const storeLookups = createKeyStoreLookupBatcher(store, {
+    ...options.storeLookup,
+    ...(options.monotonicNow ? { monotonicNow: options.monotonicNow } : {}),
+    onRefusals: (refused, { maxQueued }) =>
+      report(
+        `key lookups refused: ${maxQueued} unknown keys already wait for the key store`,
+        `${refused} refused with 503 key_lookup_busy since the last report`,
+      ),
+  });
   const expectedDigest = digest(options.masterKey);
 
   const remember = (hash: string, entry: LocalEntry): void => {
     const floor = invalidatedVersions.get(hash);
-    if (entry.record !== null && floor !== undefined && entry.record.version < floor) return;
-    local.set(hash, entry, entry.record === null ? negativeTtlSeconds * 1000 : localTtlMs);
+    if (entry.record === null) unknown.set(hash, entry, negativeTtlSeconds * 1000);
+    else if (floor === undefined || entry.record.version >= floor) local.set(hash, entry, localTtlMs);
   };
 
   const readStore = async (hash: string): Promise<LocalEntry> => {
     let record: VirtualKeyRecord | undefined;
     try {
-      record = await store.findByHash(hash);
+      record = await storeLookups.find(hash);
     } catch (error) {
-      throw lookupUnavailable(error);
+      // A full queue is answered as such (503 key_lookup_busy); anything else means the store is out of reach.
+      throw isGatewayError(error) ? error : lookupUnavailable(error);
     }
     counts.store++;
     if (sharedCache !== undefined) {
@@ -197,7 +225,7 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
     if (constantTimeEqual(presented, expected)) return masterContext;
     const hash = toHex(presented);
     // Only known keys are in the local tier, so a hit needs no shape check; a miss does before any lookup.
-    const entry = local.get(hash);
+    const entry = local.get(hash) ?? unknown.get(hash);
     if (entry !== undefined) {
       counts.local++;
       return contextFor(entry, secret, wallClock());
@@ -211,6 +239,7 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
   const authenticator: VirtualKeyAuthenticator = {
     authenticate(secret) {
       if (secret === undefined || secret.length === 0) throw invalidKeyError(undefined);
+      if (secret.length > maxSecretLength) throw invalidKeyError(secret);
       const presented = digest(secret);
       if (!(presented instanceof Promise) && !(expectedDigest instanceof Promise))
         return authenticateDigest(presented, expectedDigest, secret);
@@ -223,15 +252,18 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
         const known = invalidatedVersions.get(hash);
         if (known === undefined || known < invalidation.version)
           invalidatedVersions.set(hash, invalidation.version, localTtlMs * 2);
+        unknown.delete(hash);
         const entry = local.get(hash);
-        if (entry !== undefined && (entry.record === null || entry.record.version < invalidation.version))
+        if (entry !== undefined && entry.record !== null && entry.record.version < invalidation.version)
           local.delete(hash);
       }
     },
     forgetAll() {
       local.clear();
+      unknown.clear();
     },
     lookups: () => ({ ...counts }),
+    storeLookups: () => storeLookups.stats(),
     close() {
       unsubscribe?.();
     },

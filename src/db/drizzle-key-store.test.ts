@@ -45,6 +45,26 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
     expect(await store.findByHash('0'.repeat(64))).toBeUndefined();
   });
 
+  it('finds many keys by hash in one query, leaving unknown hashes out', async () => {
+    const store = createDrizzleKeyStore(database.db, { now });
+    const created = await Promise.all(
+      [fresh(), fresh(), fresh()].map((identity) => store.create({ ...identity, name: 'many' })),
+    );
+    const unknown = Array.from({ length: 497 }, (_, index) => `f${index.toString(16).padStart(63, '0')}`);
+    const found = await store.findManyByHash([
+      ...unknown.slice(0, 200),
+      created[2]!.hash,
+      created[0]!.hash,
+      ...unknown.slice(200),
+      created[1]!.hash,
+      created[0]!.hash,
+    ]);
+    expect(found).toHaveLength(3);
+    expect(found).toEqual(expect.arrayContaining(created));
+    expect(await store.findManyByHash(unknown)).toEqual([]);
+    expect(await store.findManyByHash([])).toEqual([]);
+  });
+
   it('stores every field of a key and reads it back unchanged', async () => {
     const store = createDrizzleKeyStore(database.db, { now });
     const identity = fresh();

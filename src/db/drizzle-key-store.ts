@@ -4,6 +4,7 @@ import type { VirtualKeyRecord } from '../auth/virtual-key-record.ts';
 import { invalidRequest } from '../errors.ts';
 import type { ToriiDatabase } from './database.ts';
 import { decodeKeyListCursor, encodeKeyListCursor } from './key-list-cursor.ts';
+import { postgresArrayLiteral } from './postgres-array-literal.ts';
 import { virtualKeys } from './schema.ts';
 import { virtualKeyFromRow } from './virtual-key-row.ts';
 
@@ -72,6 +73,16 @@ export function createDrizzleKeyStore(db: ToriiDatabase, options: DrizzleKeyStor
   return {
     findByHash: (hash) => findOne(eq(virtualKeys.keyHash, hash)),
     findById: (id) => findOne(eq(virtualKeys.id, id)),
+
+    // The hashes go as one array parameter, so the statement is the same for any number of them.
+    async findManyByHash(hashes) {
+      if (hashes.length === 0) return [];
+      const rows = await db
+        .select()
+        .from(virtualKeys)
+        .where(sql`${virtualKeys.keyHash} = any(${postgresArrayLiteral([...new Set(hashes)])}::text[])`);
+      return rows.map(virtualKeyFromRow);
+    },
 
     async create(key: NewVirtualKey & { id: string; hash: string; prefix: string }) {
       const createdAt = new Date(now());

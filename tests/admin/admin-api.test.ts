@@ -13,6 +13,8 @@ import { createTestPglite, type TestDatabase } from '../services/test-database.t
 
 const masterKey = 'sk-admin-test-master';
 const sha256 = (text: string) => hash('sha256', text, 'buffer');
+/** PGlite takes seconds to start on a busy machine: the hooks wait for it far longer than vitest's 10 s default. */
+const hookTimeoutMs = 120_000;
 
 describe('admin API (createGateway over a real Drizzle store on PGlite)', () => {
   let database: TestDatabase;
@@ -77,10 +79,10 @@ describe('admin API (createGateway over a real Drizzle store on PGlite)', () => 
         usage: createDrizzleUsageQuery(database.db),
       },
     });
-  });
+  }, hookTimeoutMs);
   afterAll(async () => {
-    await database.drop();
-  });
+    await database?.drop();
+  }, hookTimeoutMs);
 
   it('creates a key, shows the secret once, and lists and gets it by prefix only', async () => {
     const created = await call('POST', '/admin/keys', {

@@ -8,6 +8,7 @@ import {
   type VirtualKeyAuthenticator,
   type VirtualKeyAuthenticatorOptions,
 } from '../../src/auth/virtual-key-authenticator.ts';
+import { maxPresentedSecretLength } from '../../src/auth/presented-secret.ts';
 import { generateVirtualKeySecret } from '../../src/auth/virtual-key-secret.ts';
 import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
 import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
@@ -16,6 +17,8 @@ import { createTestPglite, type TestDatabase } from '../services/test-database.t
 
 const masterKey = 'sk-master-for-tests';
 const nodeSha256 = (text: string) => hash('sha256', text, 'buffer');
+/** PGlite takes seconds to start on a busy machine: the hooks wait for it far longer than vitest's 10 s default. */
+const hookTimeoutMs = 120_000;
 
 /** The real Drizzle store, with a count of the calls that reach it. */
 function countingStore(store: KeyStore): KeyStore & { findByHashCalls: () => number } {
@@ -40,6 +43,15 @@ async function statusOf(attempt: () => unknown): Promise<number | 'ok'> {
   }
 }
 
+async function errorOf(attempt: () => unknown): Promise<unknown> {
+  try {
+    await attempt();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a refusal');
+}
+
 describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
   let database: TestDatabase;
   let store: ReturnType<typeof countingStore>;
@@ -56,11 +68,11 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     store = countingStore(createDrizzleKeyStore(database.db));
     administration = createKeyAdministration({ store, sharedCache, invalidations, sha256: nodeSha256 });
     authenticator = makeAuthenticator();
-  });
+  }, hookTimeoutMs);
   afterAll(async () => {
     authenticator.close();
-    await database.drop();
-  });
+    await database?.drop();
+  }, hookTimeoutMs);
 
   it('accepts the master key and refuses a missing or malformed key without any lookup', async () => {
     expect(authenticator.authenticate(masterKey)).toMatchObject({ kind: 'master', subject: 'master' });
@@ -73,6 +85,29 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
       expect(await statusOf(() => authenticator.authenticate(forged))).toBe(401);
     }
     expect(store.findByHashCalls()).toBe(before);
+  });
+
+  it('refuses a secret longer than the limit with the usual 401, without hashing or looking it up', async () => {
+    const hashed: string[] = [];
+    const counting = makeAuthenticator({
+      sha256: (text) => {
+        hashed.push(text);
+        return nodeSha256(text);
+      },
+    });
+    hashed.length = 0;
+    const before = store.findByHashCalls();
+    const { secret } = generateVirtualKeySecret();
+    for (const oversized of [secret + ' '.repeat(16_000) + 'b', 'k'.repeat(maxPresentedSecretLength + 1)]) {
+      expect(await statusOf(() => counting.authenticate(oversized))).toBe(401);
+      expect(await errorOf(() => counting.authenticate(oversized))).toMatchObject({
+        code: 'invalid_api_key',
+        message: 'Incorrect API key provided.',
+      });
+    }
+    expect(hashed).toEqual([]);
+    expect(store.findByHashCalls()).toBe(before);
+    counting.close();
   });
 
   it('looks a new key up once, then answers synchronously from memory', async () => {
@@ -103,6 +138,21 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     for (let attempt = 0; attempt < 500; attempt++) await statusOf(() => fresh.authenticate(unknown));
     expect(store.findByHashCalls() - before).toBe(1);
     fresh.close();
+  });
+
+  it('remembers unknown keys apart, so more of them than the local tier holds never evict a known key', async () => {
+    const { record, secret } = await administration.create({ name: 'kept' });
+    const small = makeAuthenticator({ localMaxEntries: 100, sharedCache: undefined });
+    await small.authenticate(secret);
+    const unknown = Array.from({ length: 300 }, () => generateVirtualKeySecret().secret);
+    for (const forged of unknown) expect(await statusOf(() => small.authenticate(forged))).toBe(401);
+    const before = store.findByHashCalls();
+    // Still in memory: answered synchronously, without a lookup.
+    expect(small.authenticate(secret)).toMatchObject({ subject: record.id });
+    // The most recent unknown keys are remembered too.
+    for (const forged of unknown.slice(-100)) expect(await statusOf(() => small.authenticate(forged))).toBe(401);
+    expect(store.findByHashCalls()).toBe(before);
+    small.close();
   });
 
   it('refuses a revoked, disabled or expired key at once in every process that shares the bus', async () => {
