@@ -82,12 +82,13 @@ export async function openKeyCounters(options: {
         select idx_scan::text from pg_stat_user_tables where relname = 'virtual_keys'`;
       return { selects: Number(row?.idx_scan ?? 0), blocksRead: 0 };
     }
-    // Drizzle's findByHash: select "id", ... from "virtual_keys" where "virtual_keys"."key_hash" = $1 limit $2.
+    // Drizzle's findByHash (`where "virtual_keys"."key_hash" = $1 limit $2`) and findManyByHash, the batched lookup
+    // of keys missing from every cache (`where "virtual_keys"."key_hash" = any($1::text[])`): each call is one query.
     const [row] = await administration<{ selects: string; blocks_read: string }[]>`
       select coalesce(sum(calls), 0)::text as selects, coalesce(sum(shared_blks_read), 0)::text as blocks_read
       from pg_stat_statements
       where dbid = (select oid from pg_database where datname = ${databaseName})
-        and query ilike 'select %from "virtual_keys" where "virtual_keys"."key_hash" = $1%'`;
+        and query ilike 'select %from "virtual_keys" where "virtual_keys"."key_hash" = %'`;
     return { selects: Number(row?.selects ?? 0), blocksRead: Number(row?.blocks_read ?? 0) };
   };
 

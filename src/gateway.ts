@@ -15,6 +15,7 @@ import { createFetchUpstream } from './routes/fetch-upstream.ts';
 import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
 import { finishRequest, type GatewayAccounting } from './routes/request-accounting.ts';
+import { createThrottledErrorLog } from './routes/error-log-throttle.ts';
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
 import { createRedactingLogger } from './security/redacting-logger.ts';
@@ -100,16 +101,21 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     if (measured && !record.finishWhenStreamEnds) finishRequest(dependencies, record, c.res.status);
   });
 
+  const logError = createThrottledErrorLog(services.logger, now);
   app.onError((error, c) => {
     const gatewayError = redactedError(isGatewayError(error) ? error : toGatewayError(error), redactor);
+    const requestId = c.var.record?.requestId;
     if (!isGatewayError(error))
-      services.logger.error('unhandled error', {
-        requestId: c.var.record?.requestId,
+      logError('error', 'internal_error', 'unhandled error', {
+        requestId,
         error: String(error),
         stack: (error as Error).stack,
       });
     else if (gatewayError.status >= 500)
-      services.logger.warn(gatewayError.message, { requestId: c.var.record?.requestId, code: gatewayError.code });
+      logError('warn', gatewayError.code ?? `status_${gatewayError.status}`, gatewayError.message, {
+        requestId,
+        ...(gatewayError.cause === undefined ? {} : { cause: String(gatewayError.cause) }),
+      });
     return renderError(gatewayError, 'openai');
   });
   app.notFound(() =>
