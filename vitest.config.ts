@@ -22,7 +22,7 @@ export default defineConfig({
             'tests/**/*.test.ts',
             'bench/**/*.test.ts',
           ],
-          exclude: ['tests/e2e/**', '**/node_modules/**'],
+          exclude: ['tests/e2e/**', 'tests/chaos/**', '**/node_modules/**'],
         },
       },
       {

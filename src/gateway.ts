@@ -19,6 +19,7 @@ import { createThrottledErrorLog } from './routes/error-log-throttle.ts';
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
 import { createRedactingLogger } from './security/redacting-logger.ts';
+import { describeErrorSafely } from './security/safe-error-description.ts';
 import { createSecretRedactor, redactedError, secretsOfConfig } from './security/secret-redactor.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
 
@@ -108,13 +109,17 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     if (!isGatewayError(error))
       logError('error', 'internal_error', 'unhandled error', {
         requestId,
-        error: String(error),
-        stack: (error as Error).stack,
+        error: describeErrorSafely(error),
+        // Only the frames: the message lines before them may hold a statement's parameters.
+        stack: (error as Error).stack
+          ?.split('\n')
+          .filter((line) => line.startsWith('    at '))
+          .join('\n'),
       });
     else if (gatewayError.status >= 500)
       logError('warn', gatewayError.code ?? `status_${gatewayError.status}`, gatewayError.message, {
         requestId,
-        ...(gatewayError.cause === undefined ? {} : { cause: String(gatewayError.cause) }),
+        ...(gatewayError.cause === undefined ? {} : { cause: describeErrorSafely(gatewayError.cause) }),
       });
     return renderError(gatewayError, 'openai');
   });
