@@ -41,6 +41,8 @@ export interface UsageQueueStats {
   replayed: number;
   /** Failed or timed-out writes, each followed by a retry after backoff. */
   failedWrites: number;
+  /** Writes that failed since the last one that succeeded: above 0 while the sink is failing. */
+  consecutiveFailedWrites: number;
   /** Events stored in the spill. */
   spilled: number;
   /** Events lost: memory full with no spill (or the spill itself full or failing). Never silent: always counted. */

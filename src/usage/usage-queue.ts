@@ -65,6 +65,7 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
     written: 0,
     replayed: 0,
     failedWrites: 0,
+    consecutiveFailedWrites: 0,
     spilled: 0,
     dropped: 0,
     lastError: null,
@@ -300,7 +301,11 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
     },
 
     stats() {
-      return { ...stats, lastError: stats.lastError === null ? null : { ...stats.lastError } };
+      return {
+        ...stats,
+        consecutiveFailedWrites: consecutiveFailures,
+        lastError: stats.lastError === null ? null : { ...stats.lastError },
+      };
     },
   };
 }
