@@ -38,7 +38,7 @@ export interface ClusterMetricsCollector {
 /**
  * Primary side of cluster metrics. prom-client's own `AggregatorRegistry.clusterMetrics()` fails the whole scrape when
  * one worker does not answer, which is exactly when metrics matter (a wedged worker); this collects every worker's
- * registry over the cluster IPC channel, waits at most `collectTimeoutMs` (default 2 s), and aggregates whoever
+ * registry over the cluster IPC channel, waits at most `collectTimeoutMs` (default 3 s), and aggregates whoever
  * answered with the primary's own registry (worker restarts, heartbeat misses, the usage ledger's counters) through
  * prom-client's `AggregatorRegistry.aggregate` (counters and histograms summed). Workers that did not answer are
  * named in a comment line of the exposition.
@@ -51,7 +51,7 @@ export function createClusterMetricsCollector(
   primaryRegistry: Registry,
   options: { collectTimeoutMs?: number } = {},
 ): ClusterMetricsCollector {
-  const collectTimeoutMs = options.collectTimeoutMs ?? 2_000;
+  const collectTimeoutMs = options.collectTimeoutMs ?? 3_000;
   let nextId = 0;
   const rounds = new Map<number, (worker: Worker, metrics: MetricJson[]) => void>();
 
@@ -155,7 +155,7 @@ export function createWorkerMetricsExposition(
       const timer = setTimeout(() => {
         pending.delete(id);
         reject(new Error('The cluster primary did not answer the metrics request in time.'));
-      }, 5_000);
+      }, 10_000);
       pending.set(id, (response) => {
         clearTimeout(timer);
         resolve({ contentType: response.contentType, body: response.body });

@@ -127,7 +127,15 @@ async function openLedgerOwner(
   const owner = await openDatabaseAccountingStores({
     environment,
     dataDirectory: settings.dataDirectory,
-    ...(settings.usageQueueMaxEvents === undefined ? {} : { queue: { maxQueued: settings.usageQueueMaxEvents } }),
+    ...(settings.usageQueueMaxEvents === undefined
+      ? {}
+      : {
+          // A batch never holds more than memory may (the queue raises its bound to one batch otherwise).
+          queue: {
+            maxQueued: settings.usageQueueMaxEvents,
+            maxBatchSize: Math.min(500, settings.usageQueueMaxEvents),
+          },
+        }),
   });
   const spill = owner.spill;
   const ledger = startUsageLedgerMonitor({
@@ -152,7 +160,7 @@ async function closeLedgerOwner(
     logger.error('usage events lost at shutdown: neither the database nor the spill could take them', {
       lost: flushed.dropped,
       lostTotal: owner.usageQueue.stats().dropped,
-      error: owner.usageQueue.stats().lastError?.message,
+      error: owner.usageQueue.stats().lastSpillError?.message,
     });
   } else if (flushed.spilled > 0) {
     logger.warn('usage the database could not take at shutdown went to the spill; it is replayed at the next start', {

@@ -27,11 +27,13 @@ export interface ProcessWatchdog {
 /**
  * The watchdog thread's code. It runs on its own thread so it keeps running while the main thread spins; it reads the
  * main thread's heartbeat counter from shared memory, writes its one log line straight to stderr, and kills the whole
- * process (SIGKILL: nothing on the stuck main thread has to cooperate).
+ * process (SIGKILL: nothing on the stuck main thread has to cooperate). Built-ins come through
+ * `process.getBuiltinModule`, which works whether the thread's code is taken as CommonJS or as an ES module (it is an
+ * ES module when the process runs with `--input-type=module`).
  */
 const watchdogSource = `
-const { workerData } = require('node:worker_threads');
-const { writeSync } = require('node:fs');
+const { workerData } = process.getBuiltinModule('node:worker_threads');
+const { writeSync } = process.getBuiltinModule('node:fs');
 const beats = new Int32Array(workerData.beats);
 const { parentPid, stallTimeoutMs, pollMs, role } = workerData;
 let seen = Atomics.load(beats, 0);

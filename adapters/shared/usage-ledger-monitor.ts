@@ -52,7 +52,8 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
   let spillDown: string | undefined;
   let checking: Promise<void> | undefined;
 
-  const errorText = (stats: UsageQueueStats): string | undefined => stats.lastError?.message;
+  const writeError = (stats: UsageQueueStats): string | undefined => stats.lastWriteError?.message;
+  const spillError = (stats: UsageQueueStats): string | undefined => stats.lastSpillError?.message;
 
   const runCheck = async (): Promise<void> => {
     const stats = queue.stats();
@@ -63,13 +64,13 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
     if (sinkFailing && failing === undefined) {
       failing = { since: at, loggedAt: at, failuresAtLog: stats.failedWrites };
       logger.error('usage ledger writes are failing; retrying, events wait in memory and then in the spill', {
-        error: errorText(stats),
+        error: writeError(stats),
         failedWrites: stats.failedWrites,
         queued: stats.queued,
       });
     } else if (sinkFailing && failing !== undefined && at - failing.loggedAt >= repeatLogMs) {
       logger.error('usage ledger writes are still failing', {
-        error: errorText(stats),
+        error: writeError(stats),
         failuresSinceLastLog: stats.failedWrites - failing.failuresAtLog,
         failingForMs: at - failing.since,
         queued: stats.queued,
@@ -86,7 +87,7 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
       logger.error('usage events lost: the database and the spill could not take them', {
         lost: stats.dropped - (losing?.droppedAtLog ?? last.dropped),
         lostTotal: stats.dropped,
-        error: errorText(stats),
+        error: spillError(stats),
       });
       losing = { loggedAt: at, droppedAtLog: stats.dropped };
     } else if (lostNow === 0 && losing !== undefined && at - losing.loggedAt >= repeatLogMs) {
@@ -118,7 +119,11 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
     if (next !== canPersist) {
       canPersist = next;
       if (next) logger.info('usage ledger can persist again; ready');
-      else logger.error('usage ledger cannot persist usage; not ready', { error: errorText(stats) });
+      else
+        logger.error('usage ledger cannot persist usage; not ready', {
+          writeError: writeError(stats),
+          spillError: spillError(stats) ?? spillDown,
+        });
       for (const listener of listeners) listener(next);
     }
   };

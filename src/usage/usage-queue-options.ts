@@ -49,6 +49,10 @@ export interface UsageQueueStats {
   dropped: number;
   /** The latest write or spill failure. */
   lastError: { message: string; at: number } | null;
+  /** The latest failed or timed-out sink write (the database's reason). */
+  lastWriteError: { message: string; at: number } | null;
+  /** The latest failed spill append (why events were lost). */
+  lastSpillError: { message: string; at: number } | null;
 }
 
 /** What one {@link UsageQueue.flush} did. */
