@@ -379,6 +379,8 @@ export async function openClusterWorkerDataPlane(
     maxBatchSize: 200,
     maxDelayMs: 200,
   });
+  // Logs only (readiness follows the primary's ledger): a primary that stops taking usage, and events lost here.
+  const handOver = startUsageLedgerMonitor({ queue: usageQueue, logger, label: 'usage hand-over to the primary' });
   const usageQuery: UsageQuery = {
     summarize: (options) => rpc.call('usage.summarize', [options]),
     spendByKey: async (keyIds, since) =>
@@ -399,7 +401,12 @@ export async function openClusterWorkerDataPlane(
     redisHost: settings.redisUrl === undefined ? undefined : new URL(settings.redisUrl).host,
     async close({ timeoutMs }) {
       await tasks.run();
-      await usageQueue.flush({ timeoutMs });
+      const flushed = await usageQueue.flush({ timeoutMs });
+      handOver.stop();
+      if (flushed.dropped > 0)
+        logger.error('usage events lost at shutdown: the primary did not take them in time', {
+          lost: flushed.dropped,
+        });
       await redis?.close();
     },
   };

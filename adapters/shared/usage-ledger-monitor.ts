@@ -8,6 +8,11 @@ export interface UsageLedgerMonitorOptions {
   logger: GatewayLogger;
   /** The disk spill's health; absent when there is no spill (then a failing sink alone means "cannot persist"). */
   spillHealth?: () => Promise<UsageSpillHealth>;
+  /**
+   * What the log lines call the queue's writes (default `usage ledger`; a cluster worker's queue, which hands its
+   * events to the primary, is `usage hand-over to the primary`).
+   */
+  label?: string;
   /** How often the queue's counters are read, ms (default 1,000). */
   intervalMs?: number;
   /** While a problem lasts, how often it is logged again (with what happened since), ms (default 30,000). */
@@ -43,6 +48,7 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
   const { queue, logger } = options;
   const now = options.now ?? Date.now;
   const repeatLogMs = options.repeatLogMs ?? 30_000;
+  const label = options.label ?? 'usage ledger';
   const listeners: ((canPersist: boolean) => void)[] = [];
   let last: UsageQueueStats = queue.stats();
   let canPersist = true;
@@ -63,13 +69,13 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
 
     if (sinkFailing && failing === undefined) {
       failing = { since: at, loggedAt: at, failuresAtLog: stats.failedWrites };
-      logger.error('usage ledger writes are failing; retrying, events wait in memory and then in the spill', {
+      logger.error(`${label} writes are failing; retrying, events wait in memory and then in the spill`, {
         error: writeError(stats),
         failedWrites: stats.failedWrites,
         queued: stats.queued,
       });
     } else if (sinkFailing && failing !== undefined && at - failing.loggedAt >= repeatLogMs) {
-      logger.error('usage ledger writes are still failing', {
+      logger.error(`${label} writes are still failing`, {
         error: writeError(stats),
         failuresSinceLastLog: stats.failedWrites - failing.failuresAtLog,
         failingForMs: at - failing.since,
@@ -79,12 +85,13 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
       failing.loggedAt = at;
       failing.failuresAtLog = stats.failedWrites;
     } else if (!sinkFailing && failing !== undefined) {
-      logger.info('usage ledger writes recovered', { failingForMs: at - failing.since });
+      logger.info(`${label} writes recovered`, { failingForMs: at - failing.since });
       failing = undefined;
     }
 
     if (lostNow > 0 && (losing === undefined || at - losing.loggedAt >= repeatLogMs)) {
-      logger.error('usage events lost: the database and the spill could not take them', {
+      logger.error('usage events lost', {
+        where: label,
         lost: stats.dropped - (losing?.droppedAtLog ?? last.dropped),
         lostTotal: stats.dropped,
         error: spillError(stats),
@@ -92,7 +99,11 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
       losing = { loggedAt: at, droppedAtLog: stats.dropped };
     } else if (lostNow === 0 && losing !== undefined && at - losing.loggedAt >= repeatLogMs) {
       if (stats.dropped > losing.droppedAtLog) {
-        logger.error('usage events lost', { lost: stats.dropped - losing.droppedAtLog, lostTotal: stats.dropped });
+        logger.error('usage events lost', {
+          where: label,
+          lost: stats.dropped - losing.droppedAtLog,
+          lostTotal: stats.dropped,
+        });
       }
       losing = undefined;
     }
@@ -118,9 +129,9 @@ export function startUsageLedgerMonitor(options: UsageLedgerMonitorOptions): Usa
     last = stats;
     if (next !== canPersist) {
       canPersist = next;
-      if (next) logger.info('usage ledger can persist again; ready');
+      if (next) logger.info(`${label} can persist again; ready`);
       else
-        logger.error('usage ledger cannot persist usage; not ready', {
+        logger.error(`${label} cannot persist usage; not ready`, {
           writeError: writeError(stats),
           spillError: spillError(stats) ?? spillDown,
         });

@@ -107,7 +107,7 @@ function keepServing(client: OpenAI): { stop(): Promise<{ answered: number; fail
   };
 }
 
-describe('client timeouts on Node (dist/server.js, cluster of 2)', () => {
+describe('client timeouts on Node (dist/server.js, cluster of 2)', { timeout: 120_000 }, () => {
   let upstream: { url: string; server: Server };
   let gateway: RunningGateway;
   let client: OpenAI;
@@ -131,7 +131,7 @@ describe('client timeouts on Node (dist/server.js, cluster of 2)', () => {
       },
     );
     client = chaosClient(gateway, 30_000);
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const connection of open) connection.destroy();

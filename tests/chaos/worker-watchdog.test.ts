@@ -104,7 +104,7 @@ async function metricsText(gateway: RunningGateway): Promise<string> {
   }
 }
 
-describe('the cluster watches its workers (Node, dist/server.js)', () => {
+describe('the cluster watches its workers (Node, dist/server.js)', { timeout: 180_000 }, () => {
   let upstream: HostileUpstream;
   let running: SpinningGateway | undefined;
 
