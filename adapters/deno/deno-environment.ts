@@ -1,5 +1,6 @@
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
 import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
+import { StartupError } from '../shared/startup-error.ts';
 
 /** Settings of the Deno server, read from its environment. */
 export interface DenoServerSettings {
@@ -29,14 +30,14 @@ function nonNegativeInteger(value: string | undefined, name: string, fallback: n
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0)
-    throw new Error(`${name} must be a non-negative integer, got "${value}".`);
+    throw new StartupError(name, `must be a non-negative integer, got "${value}"`);
   return parsed;
 }
 
 function positiveOrUndefined(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   const parsed = nonNegativeInteger(value, name, 0);
-  if (parsed < 1) throw new Error(`${name} must be a positive integer, got "${value}".`);
+  if (parsed < 1) throw new StartupError(name, `must be a positive integer, got "${value}"`);
   return parsed;
 }
 
@@ -44,21 +45,26 @@ function positiveOrUndefined(value: string | undefined, name: string): number | 
  * Reads PORT (8787), HOST (0.0.0.0), TORII_SHUTDOWN_GRACE_MS (25000), DATABASE_URL, TORII_DATABASE_POOL_MAX (4),
  * TORII_MIGRATIONS_DIR, TORII_DATA_DIR (`.torii`),
  * UPSTASH_REDIS_REST_URL with UPSTASH_REDIS_REST_TOKEN, TORII_KEY_CACHE_TTL_MS (5000) and TORII_RATE_LIMIT_MODE.
- * A malformed value throws, naming the variable.
+ * A malformed value throws a StartupError naming the variable.
  */
 export function readDenoServerSettings(environment: Record<string, string | undefined>): DenoServerSettings {
   const upstashUrl = environment.UPSTASH_REDIS_REST_URL || undefined;
   const upstashToken = environment.UPSTASH_REDIS_REST_TOKEN || undefined;
   if ((upstashUrl === undefined) !== (upstashToken === undefined))
-    throw new Error('Set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither.');
+    throw new StartupError(
+      upstashUrl === undefined ? 'UPSTASH_REDIS_REST_URL' : 'UPSTASH_REDIS_REST_TOKEN',
+      'set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither',
+    );
   const keyCacheTtlMs = nonNegativeInteger(
     environment.TORII_KEY_CACHE_TTL_MS,
     'TORII_KEY_CACHE_TTL_MS',
     defaultDenoKeyCacheTtlMs,
   );
-  if (keyCacheTtlMs < 1) throw new Error('TORII_KEY_CACHE_TTL_MS must be at least 1.');
+  if (keyCacheTtlMs < 1) throw new StartupError('TORII_KEY_CACHE_TTL_MS', 'must be at least 1');
+  const port = nonNegativeInteger(environment.PORT, 'PORT', 8787);
+  if (port > 65_535) throw new StartupError('PORT', `must be an integer from 0 to 65535, got "${environment.PORT}"`);
   return {
-    port: nonNegativeInteger(environment.PORT, 'PORT', 8787),
+    port,
     hostname: environment.HOST || '0.0.0.0',
     shutdownGraceMs: nonNegativeInteger(environment.TORII_SHUTDOWN_GRACE_MS, 'TORII_SHUTDOWN_GRACE_MS', 25_000),
     databaseUrl: environment.DATABASE_URL || undefined,

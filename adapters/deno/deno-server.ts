@@ -6,6 +6,7 @@ import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
 import { consoleLogger } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
+import { StartupError } from '../shared/startup-error.ts';
 import { openDenoAccounting } from './deno-accounting.ts';
 import { readDenoServerSettings } from './deno-environment.ts';
 
@@ -52,7 +53,18 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
   });
   const port = options.port ?? settings.port;
   const hostname = options.hostname ?? settings.hostname;
-  const server = Deno.serve({ port, hostname, onListen: () => {} }, app.fetch);
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({ port, hostname, onListen: () => {} }, app.fetch);
+  } catch (error) {
+    await accounting?.close({ timeoutMs: 0 }).catch(() => {});
+    const name = (error as Error | undefined)?.name;
+    if (name === 'AddrInUse') throw new StartupError('PORT', `port ${port} on ${hostname} is already in use`);
+    if (name === 'PermissionDenied' && !String((error as Error).message).includes('--allow'))
+      throw new StartupError('PORT', `permission denied to listen on port ${port} (ports below 1024 need privileges)`);
+    if (name === 'AddrNotAvailable') throw new StartupError('HOST', `cannot listen on "${hostname}"`);
+    throw error;
+  }
   console.log(
     JSON.stringify({
       level: 'info',

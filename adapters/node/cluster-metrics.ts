@@ -1,5 +1,8 @@
-import type { Worker } from 'node:cluster';
-import { AggregatorRegistry, type Registry, type RegistryContentType } from 'prom-client';
+import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+
+/** One metric as `registry.getMetricsAsJSON()` gives it (the shape `AggregatorRegistry.aggregate` sums). */
+type MetricJson = object;
 
 interface MetricsRequestMessage {
   type: 'torii:metrics-request';
@@ -13,58 +16,138 @@ interface MetricsResponseMessage {
   body: string;
 }
 
-/**
- * Primary side of cluster metrics: answers a worker's request for the cluster-wide exposition by aggregating every
- * worker's registry with prom-client's AggregatorRegistry (counters and histograms summed, the in-flight gauge summed).
- */
-export function serveClusterMetrics(worker: Worker, aggregator: AggregatorRegistry<RegistryContentType>): void {
-  worker.on('message', (message: unknown) => {
-    const request = message as Partial<MetricsRequestMessage> | null;
-    if (request?.type !== 'torii:metrics-request' || typeof request.id !== 'number') return;
-    const id = request.id;
-    aggregator
-      .clusterMetrics()
-      .then(
-        (body) =>
-          ({
-            type: 'torii:metrics-response',
-            id,
-            contentType: aggregator.contentType,
-            body,
-          }) satisfies MetricsResponseMessage,
-      )
-      .catch(
-        (error: unknown) =>
-          ({
-            type: 'torii:metrics-response',
-            id,
-            contentType: 'text/plain',
-            body: `# aggregation failed: ${String(error)}\n`,
-          }) satisfies MetricsResponseMessage,
-      )
-      .then((response) => {
-        if (worker.isConnected()) worker.send(response);
-      });
-  });
+interface MetricsCollectMessage {
+  type: 'torii:metrics-collect';
+  id: number;
+}
+
+interface MetricsCollectedMessage {
+  type: 'torii:metrics-collected';
+  id: number;
+  metrics: MetricJson[];
+}
+
+/** The primary's side of cluster metrics. */
+export interface ClusterMetricsCollector {
+  /** Answers this worker's `/metrics` requests and takes its answers to collection rounds. */
+  serve(worker: Worker): void;
+  /** The cluster-wide exposition: every worker that answers in time, plus the primary's own registry. */
+  collect(): Promise<{ contentType: string; body: string }>;
 }
 
 /**
- * Worker side: registers this worker's registry for aggregation and returns the `/metrics` exposition function,
- * which asks the primary for the aggregated text over IPC, so any worker can answer `/metrics` on the shared port.
+ * Primary side of cluster metrics. prom-client's own `AggregatorRegistry.clusterMetrics()` fails the whole scrape when
+ * one worker does not answer, which is exactly when metrics matter (a wedged worker); this collects every worker's
+ * registry over the cluster IPC channel, waits at most `collectTimeoutMs` (default 3 s), and aggregates whoever
+ * answered with the primary's own registry (worker restarts, heartbeat misses, the usage ledger's counters) through
+ * prom-client's `AggregatorRegistry.aggregate` (counters and histograms summed). Workers that did not answer are
+ * named in a comment line of the exposition.
+ *
+ * @example
+ * const collector = createClusterMetricsCollector(primaryRegistry);
+ * collector.serve(cluster.fork());
+ */
+export function createClusterMetricsCollector(
+  primaryRegistry: Registry,
+  options: { collectTimeoutMs?: number } = {},
+): ClusterMetricsCollector {
+  const collectTimeoutMs = options.collectTimeoutMs ?? 3_000;
+  let nextId = 0;
+  const rounds = new Map<number, (worker: Worker, metrics: MetricJson[]) => void>();
+
+  const collect = async (): Promise<{ contentType: string; body: string }> => {
+    const id = nextId++;
+    const workers = Object.values(cluster.workers ?? {}).filter(
+      (worker): worker is Worker => worker !== undefined && worker.isConnected(),
+    );
+    const answers = new Map<number, MetricJson[]>();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, collectTimeoutMs);
+      rounds.set(id, (worker, metrics) => {
+        answers.set(worker.id, metrics);
+        if (answers.size === workers.length) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      if (workers.length === 0) {
+        clearTimeout(timer);
+        resolve();
+      }
+      for (const worker of workers) {
+        try {
+          worker.send({ type: 'torii:metrics-collect', id } satisfies MetricsCollectMessage);
+        } catch {
+          // The worker is going away; it counts as not answering.
+        }
+      }
+    });
+    rounds.delete(id);
+    const registry = AggregatorRegistry.aggregate([...answers.values(), await primaryRegistry.getMetricsAsJSON()]);
+    const silent = workers.filter((worker) => !answers.has(worker.id)).map((worker) => worker.process.pid);
+    const note =
+      silent.length === 0
+        ? ''
+        : `# torii: ${silent.length} of ${workers.length} workers did not answer within ${collectTimeoutMs} ms (pids ${silent.join(', ')}); their series are missing\n`;
+    return { contentType: registry.contentType, body: note + (await registry.metrics()) };
+  };
+
+  return {
+    collect,
+    serve(worker) {
+      worker.on('message', (message: unknown) => {
+        const typed = message as { type?: string; id?: unknown; metrics?: unknown } | null;
+        if (typed?.type === 'torii:metrics-collected' && typeof typed.id === 'number') {
+          rounds.get(typed.id)?.(worker, Array.isArray(typed.metrics) ? (typed.metrics as MetricJson[]) : []);
+          return;
+        }
+        if (typed?.type !== 'torii:metrics-request' || typeof typed.id !== 'number') return;
+        const requestId = typed.id;
+        collect()
+          .then(
+            ({ contentType, body }) =>
+              ({ type: 'torii:metrics-response', id: requestId, contentType, body }) satisfies MetricsResponseMessage,
+          )
+          .catch(
+            (error: unknown) =>
+              ({
+                type: 'torii:metrics-response',
+                id: requestId,
+                contentType: 'text/plain',
+                body: `# aggregation failed: ${String(error)}\n`,
+              }) satisfies MetricsResponseMessage,
+          )
+          .then((response) => {
+            if (worker.isConnected()) worker.send(response);
+          });
+      });
+    },
+  };
+}
+
+/**
+ * Worker side: answers the primary's collection rounds with this worker's registry, and returns the `/metrics`
+ * exposition function, which asks the primary for the cluster-wide text over IPC, so any worker can answer `/metrics`
+ * on the shared port.
  */
 export function createWorkerMetricsExposition(
   registry: Registry,
 ): () => Promise<{ contentType: string; body: string }> {
-  AggregatorRegistry.setRegistries([registry]);
-  // prom-client only answers the primary's collection requests once an AggregatorRegistry exists in this process.
-  new AggregatorRegistry();
   let nextId = 0;
   const pending = new Map<number, (response: MetricsResponseMessage) => void>();
   process.on('message', (message: unknown) => {
-    const response = message as Partial<MetricsResponseMessage> | null;
-    if (response?.type !== 'torii:metrics-response' || typeof response.id !== 'number') return;
-    pending.get(response.id)?.(response as MetricsResponseMessage);
-    pending.delete(response.id);
+    const typed = message as (Partial<MetricsResponseMessage> & Partial<MetricsCollectMessage>) | null;
+    if (typed?.type === 'torii:metrics-collect' && typeof typed.id === 'number') {
+      const id = typed.id;
+      void registry.getMetricsAsJSON().then((metrics) => {
+        if (process.send !== undefined && process.connected)
+          process.send({ type: 'torii:metrics-collected', id, metrics } satisfies MetricsCollectedMessage);
+      });
+      return;
+    }
+    if (typed?.type !== 'torii:metrics-response' || typeof typed.id !== 'number') return;
+    pending.get(typed.id)?.(typed as MetricsResponseMessage);
+    pending.delete(typed.id);
   });
   return () =>
     new Promise((resolve, reject) => {
@@ -72,7 +155,7 @@ export function createWorkerMetricsExposition(
       const timer = setTimeout(() => {
         pending.delete(id);
         reject(new Error('The cluster primary did not answer the metrics request in time.'));
-      }, 5_000);
+      }, 10_000);
       pending.set(id, (response) => {
         clearTimeout(timer);
         resolve({ contentType: response.contentType, body: response.body });

@@ -153,3 +153,6 @@ export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
 
 /** The broadcast channel name workers listen on for invalidations. */
 export const clusterInvalidationChannel = invalidationChannel;
+
+/** The broadcast channel on which the primary tells workers whether usage can be persisted (`{ canPersist }`). */
+export const usageLedgerChannel = 'usage.ledger';

@@ -13,8 +13,10 @@ import type { GatewayLogger } from '../../src/services.ts';
 import type { UsageEvent } from '../../src/usage/usage-event.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 import { createUsageQueue, type UsageQueue } from '../../src/usage/usage-queue.ts';
-import { openDatabaseAccountingStores } from '../shared/database-accounting-stores.ts';
+import { openDatabaseAccountingStores, type DatabaseAccountingStores } from '../shared/database-accounting-stores.ts';
 import { readKeyLookupLimits } from '../shared/key-lookup-settings.ts';
+import { StartupError } from '../shared/startup-error.ts';
+import { startUsageLedgerMonitor, type UsageLedgerMonitor } from '../shared/usage-ledger-monitor.ts';
 import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
 import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
 import {
@@ -24,6 +26,7 @@ import {
   createRemoteLimitStore,
   createRemoteUsageSink,
   primaryHandlers,
+  usageLedgerChannel,
 } from './cluster-remote-services.ts';
 import { openRedisConnection, openRedisSubscriberConnection, whenRedisReady } from './redis-connection.ts';
 import { createRedisKeyInvalidationBus, type RedisKeyInvalidationBus } from './redis-key-invalidation-bus.ts';
@@ -59,6 +62,11 @@ export interface NodeDataPlane {
   /** Where Redis is used, for logs: `none` or the URL's host. */
   redisHost: string | undefined;
   /**
+   * Whether usage can be persisted now (database, or else the spill); false turns `/health/ready` to 503. A cluster
+   * worker learns it from the primary, which owns the ledger.
+   */
+  canPersistUsage(): boolean;
+  /**
    * Registers a listener for "invalidations may have been missed" (the Redis subscriber reconnected): local key
    * copies must be dropped.
    */
@@ -86,15 +94,85 @@ interface DataPlaneSettings {
   dataDirectory: string;
   rateLimitMode: RateLimitMode | undefined;
   keyLookup: KeyStoreLookupLimits;
+  /** Most usage events held in memory before the oldest go to the spill (TORII_USAGE_QUEUE_MAX_EVENTS). */
+  usageQueueMaxEvents: number | undefined;
 }
 
 function readSettings(environment: NodeJS.ProcessEnv): DataPlaneSettings {
+  const maxEvents = environment.TORII_USAGE_QUEUE_MAX_EVENTS;
+  if (maxEvents !== undefined && maxEvents !== '' && !/^[1-9]\d*$/.test(maxEvents.trim()))
+    throw new StartupError('TORII_USAGE_QUEUE_MAX_EVENTS', `must be a positive integer, got "${maxEvents}"`);
+  const redisUrl = environment.REDIS_URL || undefined;
+  if (redisUrl !== undefined) checkRedisUrl(redisUrl);
   return {
-    redisUrl: environment.REDIS_URL || undefined,
+    redisUrl,
     dataDirectory: resolve(environment.TORII_DATA_DIR || '.torii'),
     rateLimitMode: readRateLimitMode(environment),
     keyLookup: readKeyLookupLimits(environment),
+    usageQueueMaxEvents: maxEvents === undefined || maxEvents === '' ? undefined : Number(maxEvents),
   };
+}
+
+function checkRedisUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StartupError('REDIS_URL', 'is not a valid URL (expected redis://[:password@]host:6379[/database])');
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new StartupError('REDIS_URL', `must be a redis:// or rediss:// URL, got a ${parsed.protocol}// URL`);
+}
+
+/** The database-owning stores of a single process or a cluster primary, and the monitor of their ledger. */
+async function openLedgerOwner(
+  settings: DataPlaneSettings,
+  environment: NodeJS.ProcessEnv,
+  logger: GatewayLogger,
+): Promise<{ owner: DatabaseAccountingStores; ledger: UsageLedgerMonitor }> {
+  const owner = await openDatabaseAccountingStores({
+    environment,
+    dataDirectory: settings.dataDirectory,
+    ...(settings.usageQueueMaxEvents === undefined
+      ? {}
+      : {
+          // A batch never holds more than memory may (the queue raises its bound to one batch otherwise).
+          queue: {
+            maxQueued: settings.usageQueueMaxEvents,
+            maxBatchSize: Math.min(500, settings.usageQueueMaxEvents),
+          },
+        }),
+  });
+  const spill = owner.spill;
+  const ledger = startUsageLedgerMonitor({
+    queue: owner.usageQueue,
+    logger,
+    ...(spill === undefined ? {} : { spillHealth: () => spill.health() }),
+  });
+  return { owner, ledger };
+}
+
+/** Closes the ledger owner at shutdown, saying so when usage could not be kept. */
+async function closeLedgerOwner(
+  owner: DatabaseAccountingStores,
+  ledger: UsageLedgerMonitor,
+  logger: GatewayLogger,
+  timeoutMs: number,
+): Promise<void> {
+  await ledger.check();
+  ledger.stop();
+  const flushed = await owner.close(timeoutMs);
+  if (flushed.dropped > 0) {
+    logger.error('usage events lost at shutdown: neither the database nor the spill could take them', {
+      lost: flushed.dropped,
+      lostTotal: owner.usageQueue.stats().dropped,
+      error: owner.usageQueue.stats().lastSpillError?.message,
+    });
+  } else if (flushed.spilled > 0) {
+    logger.warn('usage the database could not take at shutdown went to the spill; it is replayed at the next start', {
+      spilled: flushed.spilled,
+    });
+  }
 }
 
 interface RedisParts {
@@ -106,17 +184,56 @@ interface RedisParts {
   close(): Promise<void>;
 }
 
-async function openRedisParts(url: string, logger: GatewayLogger, onGap: () => void): Promise<RedisParts> {
+/** How long a process starting with REDIS_URL waits for Redis before it refuses to start. */
+const redisStartTimeoutMs = 10_000;
+
+/**
+ * Checks once, at start, that Redis answers: a REDIS_URL that never worked is a configuration error (one line, exit
+ * 1), while Redis going away later is an outage the gateway rides out (see redis-connection.ts). The cluster primary
+ * checks before forking, so its workers never crash-loop on it.
+ */
+export async function checkRedisAtStart(environment: NodeJS.ProcessEnv, logger: GatewayLogger): Promise<void> {
+  const url = readSettings(environment).redisUrl;
+  if (url === undefined) return;
+  const probe = openRedisConnection(url, { logger: quietLogger(logger), connectionName: 'torii-start-check' });
+  try {
+    await whenRedisReady(probe, redisStartTimeoutMs);
+  } catch (error) {
+    throw new StartupError(
+      'REDIS_URL',
+      `Redis at ${new URL(url).host} did not answer within ${redisStartTimeoutMs / 1000} s (${(error as Error).message})`,
+      { cause: error },
+    );
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** A logger that drops the connection chatter of a start-up probe (its failure is reported as one line). */
+function quietLogger(logger: GatewayLogger): GatewayLogger {
+  return { info: () => {}, warn: () => {}, error: logger.error };
+}
+
+async function openRedisParts(
+  url: string,
+  logger: GatewayLogger,
+  onGap: () => void,
+  options: { waitForReady: boolean },
+): Promise<RedisParts> {
   const commands = openRedisConnection(url, { logger });
   const subscriber = openRedisSubscriberConnection(url, { logger });
-  try {
-    await whenRedisReady(commands, 10_000);
-  } catch (error) {
-    commands.disconnect();
-    subscriber.disconnect();
-    throw new Error(`REDIS_URL is set but Redis did not answer within 10 s: ${(error as Error).message}`, {
-      cause: error,
-    });
+  if (options.waitForReady) {
+    try {
+      await whenRedisReady(commands, redisStartTimeoutMs);
+    } catch (error) {
+      commands.disconnect();
+      subscriber.disconnect();
+      throw new StartupError(
+        'REDIS_URL',
+        `Redis at ${new URL(url).host} did not answer within ${redisStartTimeoutMs / 1000} s (${(error as Error).message})`,
+        { cause: error },
+      );
+    }
   }
   const bus = createRedisKeyInvalidationBus({ publisher: commands, subscriber, logger, onResubscribed: onGap });
   return {
@@ -144,14 +261,23 @@ export async function openSingleProcessDataPlane(
   logger: GatewayLogger,
 ): Promise<NodeDataPlane> {
   const settings = readSettings(environment);
-  const owner = await openDatabaseAccountingStores({ environment, dataDirectory: settings.dataDirectory });
   const gapListeners: (() => void)[] = [];
+  // A Redis that does not answer at start is one line and exit 1 (checked quietly, without reconnect chatter).
+  await checkRedisAtStart(environment, logger);
   const redis =
     settings.redisUrl === undefined
       ? undefined
-      : await openRedisParts(settings.redisUrl, logger, () => gapListeners.forEach((listener) => listener()));
+      : await openRedisParts(settings.redisUrl, logger, () => gapListeners.forEach((listener) => listener()), {
+          waitForReady: true,
+        });
+  const opened = await openLedgerOwner(settings, environment, logger).catch(async (error: unknown) => {
+    await redis?.close();
+    throw error;
+  });
+  const { owner, ledger } = opened;
   const tasks = closeTasks();
   return {
+    canPersistUsage: ledger.canPersist,
     onInvalidationGap: (listener) => void gapListeners.push(listener),
     onClose: tasks.add,
     keyStore: owner.keyStore,
@@ -165,7 +291,7 @@ export async function openSingleProcessDataPlane(
     redisHost: settings.redisUrl === undefined ? undefined : new URL(settings.redisUrl).host,
     async close({ timeoutMs }) {
       await tasks.run();
-      await owner.close(timeoutMs);
+      await closeLedgerOwner(owner, ledger, logger, timeoutMs);
       await redis?.close();
     },
   };
@@ -174,6 +300,10 @@ export async function openSingleProcessDataPlane(
 /** The primary's side of a cluster: what it owns and the RPC handlers it serves every worker. */
 export interface ClusterPrimaryDataPlane {
   handlers: ClusterRpcHandlers;
+  /** The ledger's queue (its counters are exported as metrics). */
+  usageQueue: UsageQueue;
+  /** Whether usage can be persisted; workers are told when it changes (their `/health/ready` follows it). */
+  ledger: UsageLedgerMonitor;
   /** Set by the primary once it can reach its workers: relays key invalidations when there is no Redis. */
   setBroadcast(broadcast: (invalidation: unknown) => void): void;
   close(options: { timeoutMs: number }): Promise<void>;
@@ -187,9 +317,12 @@ export interface ClusterPrimaryDataPlane {
  * const plane = await openClusterPrimaryDataPlane(process.env);
  * serveClusterRpc(worker, plane.handlers);
  */
-export async function openClusterPrimaryDataPlane(environment: NodeJS.ProcessEnv): Promise<ClusterPrimaryDataPlane> {
+export async function openClusterPrimaryDataPlane(
+  environment: NodeJS.ProcessEnv,
+  logger: GatewayLogger,
+): Promise<ClusterPrimaryDataPlane> {
   const settings = readSettings(environment);
-  const owner = await openDatabaseAccountingStores({ environment, dataDirectory: settings.dataDirectory });
+  const { owner, ledger } = await openLedgerOwner(settings, environment, logger);
   const withoutRedis = settings.redisUrl === undefined;
   let broadcast: ((invalidation: unknown) => void) | undefined;
   const handlers = primaryHandlers({
@@ -213,10 +346,12 @@ export async function openClusterPrimaryDataPlane(environment: NodeJS.ProcessEnv
   });
   return {
     handlers,
+    usageQueue: owner.usageQueue,
+    ledger,
     setBroadcast(next) {
       broadcast = next;
     },
-    close: ({ timeoutMs }) => owner.close(timeoutMs),
+    close: ({ timeoutMs }) => closeLedgerOwner(owner, ledger, logger, timeoutMs),
   };
 }
 
@@ -233,10 +368,18 @@ export async function openClusterWorkerDataPlane(
 ): Promise<NodeDataPlane> {
   const settings = readSettings(environment);
   const gapListeners: (() => void)[] = [];
+  // The primary checked Redis before forking; a worker started later (a replacement during a Redis outage) starts
+  // without waiting and rides the outage out like the others.
   const redis =
     settings.redisUrl === undefined
       ? undefined
-      : await openRedisParts(settings.redisUrl, logger, () => gapListeners.forEach((listener) => listener()));
+      : await openRedisParts(settings.redisUrl, logger, () => gapListeners.forEach((listener) => listener()), {
+          waitForReady: false,
+        });
+  let canPersistUsage = true;
+  rpc.onBroadcast(usageLedgerChannel, (payload) => {
+    canPersistUsage = (payload as { canPersist?: unknown } | null)?.canPersist !== false;
+  });
   // Batches go to the primary's queue, which writes, retries and spills them; a short delay keeps what a killed
   // worker can lose small (see the README: at most ~200 ms of its usage events).
   const usageQueue = createUsageQueue({
@@ -244,6 +387,8 @@ export async function openClusterWorkerDataPlane(
     maxBatchSize: 200,
     maxDelayMs: 200,
   });
+  // Logs only (readiness follows the primary's ledger): a primary that stops taking usage, and events lost here.
+  const handOver = startUsageLedgerMonitor({ queue: usageQueue, logger, label: 'usage hand-over to the primary' });
   const usageQuery: UsageQuery = {
     summarize: (options) => rpc.call('usage.summarize', [options]),
     spendByKey: async (keyIds, since) =>
@@ -251,6 +396,7 @@ export async function openClusterWorkerDataPlane(
   };
   const tasks = closeTasks();
   return {
+    canPersistUsage: () => canPersistUsage,
     onInvalidationGap: (listener) => void gapListeners.push(listener),
     onClose: tasks.add,
     keyStore: createRemoteKeyStore(rpc),
@@ -264,7 +410,12 @@ export async function openClusterWorkerDataPlane(
     redisHost: settings.redisUrl === undefined ? undefined : new URL(settings.redisUrl).host,
     async close({ timeoutMs }) {
       await tasks.run();
-      await usageQueue.flush({ timeoutMs });
+      const flushed = await usageQueue.flush({ timeoutMs });
+      handOver.stop();
+      if (flushed.dropped > 0)
+        logger.error('usage events lost at shutdown: the primary did not take them in time', {
+          lost: flushed.dropped,
+        });
       await redis?.close();
     },
   };

@@ -1,6 +1,8 @@
 import { getRequestListener } from '@hono/node-server';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { StartupError, systemErrorCode } from '../shared/startup-error.ts';
+import { nodeServerDefaults } from './node-environment.ts';
 
 /** How a Node HTTP server serving the gateway is started. */
 export interface NodeHttpServerOptions {
@@ -9,6 +11,23 @@ export interface NodeHttpServerOptions {
   hostname?: string;
   /** How long in-flight requests (streams included) may take to finish after SIGTERM, ms. */
   shutdownGraceMs: number;
+  /** Client timeouts and the connection cap (see {@link NodeHttpLimits}); default {@link defaultNodeHttpLimits}. */
+  limits?: NodeHttpLimits;
+}
+
+/**
+ * What a client may hold of the server. Node applies the first two only while a request is being received, so a
+ * response that keeps streaming for minutes is never cut; once the response is sent, the keep-alive timeout applies.
+ */
+export interface NodeHttpLimits {
+  /** Time to send the request line and every header, from the first byte or the connection's start, ms. */
+  headersTimeoutMs: number;
+  /** Time to send the whole request, body included, ms (at least `headersTimeoutMs`). */
+  requestTimeoutMs: number;
+  /** How long an idle connection is kept open after a response, waiting for the next request, ms. */
+  keepAliveTimeoutMs: number;
+  /** Most open connections; a new one past it is closed at once, without a response. */
+  maxConnections: number;
 }
 
 /** A running server and its graceful stop. */
@@ -18,6 +37,30 @@ export interface NodeHttpServer {
   isAccepting(): boolean;
   /** Stops accepting, waits for in-flight requests up to the grace period, then closes every connection. */
   drain(): Promise<{ unfinished: number }>;
+}
+
+/** The limits `node dist/server.js` applies unless the environment says otherwise (see node-environment.ts). */
+export const defaultNodeHttpLimits: NodeHttpLimits = {
+  headersTimeoutMs: nodeServerDefaults.headersTimeoutMs,
+  requestTimeoutMs: nodeServerDefaults.requestTimeoutMs,
+  keepAliveTimeoutMs: nodeServerDefaults.keepAliveTimeoutMs,
+  maxConnections: nodeServerDefaults.maxConnections,
+};
+
+/** A failed `listen` as the setting to fix: PORT (in use, privileged) or HOST (not an address of this machine). */
+function listenFailure(error: unknown, port: number, hostname: string | undefined): Error {
+  const code = systemErrorCode(error);
+  const where = hostname === undefined ? `port ${port}` : `port ${port} on ${hostname}`;
+  if (code === 'EADDRINUSE') return new StartupError('PORT', `${where} is already in use`, { cause: error });
+  if (code === 'EACCES')
+    return new StartupError('PORT', `permission denied to listen on ${where} (ports below 1024 need privileges)`, {
+      cause: error,
+    });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new StartupError('HOST', `cannot listen on "${hostname}": not an address of this machine (${code})`, {
+      cause: error,
+    });
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function isEventStream(headers: unknown): boolean {
@@ -66,8 +109,20 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
     inFlight--;
     if (inFlight === 0 && onIdle !== undefined) onIdle();
   };
+  const limits = options.limits ?? defaultNodeHttpLimits;
   const server = createServer(
-    { keepAliveTimeout: 65_000, requestTimeout: 0, ServerResponse: GatewayServerResponse },
+    {
+      ServerResponse: GatewayServerResponse,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two request timeouts on this interval (30 s by default, which would let a client overstay a
+      // short timeout by up to 30 s); each check walks only the connections still sending a request.
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+      ),
+    },
     (incoming, outgoing) => {
       inFlight++;
       if (!accepting) outgoing.setHeader('connection', 'close');
@@ -75,8 +130,14 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
       void listener(incoming, outgoing);
     },
   );
+  server.maxConnections = limits.maxConnections;
+  // In a cluster the primary accepts and hands connections to workers; without this, one a full worker refuses goes
+  // back to the primary and round to the next worker, and bounces between full workers until a slot frees. With it,
+  // the worker closes it at once, as a single process does.
+  // (Node >= 22.12; not in @types/node yet.)
+  (server as Server & { dropMaxConnection?: boolean }).dropMaxConnection = true;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenFailure(error, options.port, options.hostname)));
     server.listen(options.port, options.hostname, () => {
       server.off('error', reject);
       resolve();

@@ -206,3 +206,26 @@ export function createHistogramFamily(definition: FamilyDefinition & { buckets: 
     },
   };
 }
+
+/**
+ * A family without labels whose value is read when scraped, from counters kept elsewhere (the usage queue's
+ * `stats()`, the cluster's worker counts): nothing is recorded on any request path.
+ *
+ * @example
+ * const lost = createObservedFamily({ name: 'torii_usage_events_lost_total', help: '...', type: 'counter', read: () => queue.stats().dropped });
+ */
+export function createObservedFamily(
+  definition: FamilyDefinition & { type: 'counter' | 'gauge'; read: () => number },
+): PrometheusFamily {
+  const { name, help, type, read } = definition;
+  return {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get() {
+      return { name, help, type, aggregator: 'sum', values: [{ labels: {}, value: read() }] };
+    },
+    reset() {},
+  };
+}

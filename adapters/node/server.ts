@@ -1,14 +1,17 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { ConfigError } from '../../src/config/config-error.ts';
-import { resolveMasterKey } from '../shared/resolve-master-key.ts';
+import { Registry } from 'prom-client';
 import { consoleLogger } from '../../src/services.ts';
-import { runClusterPrimary } from './cluster-primary.ts';
-import { clusterInvalidationChannel } from './cluster-remote-services.ts';
+import { resolveMasterKey } from '../shared/resolve-master-key.ts';
+import { formatStartupFailure } from '../shared/startup-error.ts';
+import { runClusterPrimary, type WorkerStartupFailedMessage } from './cluster-primary.ts';
+import { clusterInvalidationChannel, usageLedgerChannel } from './cluster-remote-services.ts';
 import { broadcastToWorkers, createClusterRpcClient, serveClusterRpc } from './cluster-rpc.ts';
 import { createWorkerMetricsExposition } from './cluster-metrics.ts';
+import { heartbeatIntervalMs, startWorkerHeartbeat } from './cluster-worker-watch.ts';
 import { readNodeServerSettings, type NodeServerSettings } from './node-environment.ts';
 import {
+  checkRedisAtStart,
   openClusterPrimaryDataPlane,
   openClusterWorkerDataPlane,
   openSingleProcessDataPlane,
@@ -16,6 +19,8 @@ import {
 } from './node-data-plane.ts';
 import { createNodeGateway } from './node-gateway.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
+import { registerUsageQueueMetrics } from './process-health-metrics.ts';
+import { startProcessWatchdog } from './process-watchdog.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 
 /** How long shutdown may spend writing queued usage before the rest goes to the disk spill. */
@@ -26,47 +31,73 @@ const usageFlushTimeoutMs = 5_000;
  * process, no cluster), each serving the gateway on PORT (default 8787).
  */
 async function main(): Promise<void> {
+  if (cluster.isWorker) {
+    // First, before anything can wedge: the heartbeat the primary watches, and the thread that ends this worker
+    // when the primary is gone (even killed with SIGKILL, even while this worker's main thread spins).
+    startProcessWatchdog({ parentPid: process.ppid, role: 'worker' });
+  }
   const settings = readNodeServerSettings(process.env, availableParallelism());
   const clustered = settings.workers > 1;
   if (clustered && cluster.isPrimary) {
-    const masterKey = resolveMasterKey(process.env);
-    // Validate the config once up front, so a bad config fails with one clear message instead of N crash loops.
-    const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
-    // The primary owns the database and the usage writer; workers reach them over IPC (node-data-plane.ts).
-    const plane = await openClusterPrimaryDataPlane(process.env);
-    plane.setBroadcast((invalidation) =>
-      broadcastToWorkers(
-        Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
-        clusterInvalidationChannel,
-        invalidation,
-      ),
-    );
-    runClusterPrimary(
-      settings,
-      { TORII_MASTER_KEY: masterKey.key },
-      () => announce(settings, probe.configSource, probe.modelGroups, masterKey.generated ? masterKey.key : undefined),
-      {
-        onFork: (worker) => serveClusterRpc(worker, plane.handlers),
-        beforeExit: () => plane.close({ timeoutMs: usageFlushTimeoutMs }),
-      },
-    );
+    await runPrimary(settings);
     return;
   }
   await runServer(settings, cluster.isWorker);
 }
 
+async function runPrimary(settings: NodeServerSettings): Promise<void> {
+  const masterKey = resolveMasterKey(process.env);
+  // Validate the config once up front, so a bad config fails with one clear message instead of N crash loops.
+  const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
+  // Redis too: a REDIS_URL that does not answer at start is reported once here, not by each worker in a loop.
+  await checkRedisAtStart(process.env, consoleLogger);
+  // The primary owns the database and the usage writer; workers reach them over IPC (node-data-plane.ts).
+  const plane = await openClusterPrimaryDataPlane(process.env, consoleLogger);
+  const registry = new Registry();
+  registerUsageQueueMetrics(registry, plane.usageQueue, { role: 'ledger', canPersist: plane.ledger.canPersist });
+  const workers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  plane.setBroadcast((invalidation) => broadcastToWorkers(workers(), clusterInvalidationChannel, invalidation));
+  // Workers answer /health/ready, so they hear whether the ledger can persist usage.
+  plane.ledger.onChange((canPersist) => broadcastToWorkers(workers(), usageLedgerChannel, { canPersist }));
+  if (settings.eventLoopStallTimeoutMs > 0)
+    startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
+  runClusterPrimary(
+    settings,
+    { TORII_MASTER_KEY: masterKey.key },
+    () => announce(settings, probe.configSource, probe.modelGroups, masterKey.generated ? masterKey.key : undefined),
+    {
+      registry,
+      onFork: (worker) => {
+        serveClusterRpc(worker, plane.handlers);
+        worker.once('listening', () => {
+          if (!plane.ledger.canPersist()) broadcastToWorkers([worker], usageLedgerChannel, { canPersist: false });
+        });
+      },
+      beforeExit: () => plane.close({ timeoutMs: usageFlushTimeoutMs }),
+      beforeExitTimeoutMs: usageFlushTimeoutMs + 5_000,
+    },
+  );
+}
+
 async function runServer(settings: NodeServerSettings, isClusterWorker: boolean): Promise<void> {
+  if (isClusterWorker) startWorkerHeartbeat(heartbeatIntervalMs(settings.workerHeartbeatTimeoutMs));
   const masterKey = resolveMasterKey(process.env);
   const running: { server?: NodeHttpServer } = {};
   const metrics = createPrometheusMetrics();
   const dataPlane: NodeDataPlane = isClusterWorker
     ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), consoleLogger)
     : await openSingleProcessDataPlane(process.env, consoleLogger);
+  registerUsageQueueMetrics(
+    metrics.registry,
+    dataPlane.usageQueue,
+    isClusterWorker ? { role: 'forwarder' } : { role: 'ledger', canPersist: dataPlane.canPersistUsage },
+  );
   const gateway = await createNodeGateway(process.env, {
     dataPlane,
     masterKey: masterKey.key,
     metrics,
-    isReady: () => running.server?.isAccepting() ?? false,
+    // Not ready while draining, or while usage can be persisted nowhere (database and spill both failing).
+    isReady: () => (running.server?.isAccepting() ?? false) && dataPlane.canPersistUsage(),
     ...(isClusterWorker ? { metricsExposition: createWorkerMetricsExposition(metrics.registry) } : {}),
   });
   const server = await startNodeHttpServer({
@@ -74,10 +105,19 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean)
     port: settings.port,
     ...(settings.hostname ? { hostname: settings.hostname } : {}),
     shutdownGraceMs: settings.shutdownGraceMs,
+    limits: {
+      headersTimeoutMs: settings.headersTimeoutMs,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
+      maxConnections: settings.maxConnections,
+    },
   });
   running.server = server;
-  if (!isClusterWorker)
+  if (!isClusterWorker) {
     announce(settings, gateway.configSource, gateway.modelGroups, masterKey.generated ? masterKey.key : undefined);
+    if (settings.eventLoopStallTimeoutMs > 0)
+      startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'single' });
+  }
   let draining = false;
   const stop = async (): Promise<void> => {
     if (draining) return;
@@ -129,8 +169,20 @@ function announce(
   }
 }
 
+/**
+ * A start that fails prints ONE line naming the setting and the reason (startup-error.ts) and exits 1. A cluster
+ * worker hands its line to the primary instead, which prints it once and stops, rather than forking in a loop.
+ */
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
-  else console.error(error);
+  const line = formatStartupFailure(error);
+  if (cluster.isWorker && process.send !== undefined && process.connected) {
+    const exit = setTimeout(() => process.exit(1), 2_000);
+    process.send({ type: 'torii:startup-failed', line } satisfies WorkerStartupFailedMessage, undefined, {}, () => {
+      clearTimeout(exit);
+      process.exit(1);
+    });
+    return;
+  }
+  console.error(line);
   process.exit(1);
 });

@@ -4,8 +4,16 @@ import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
 import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
-import { createUsageQueue, type UsageQueue, type UsageQueueOptions } from '../../src/usage/usage-queue.ts';
+import {
+  createUsageQueue,
+  type UsageQueue,
+  type UsageQueueFlushResult,
+  type UsageQueueOptions,
+} from '../../src/usage/usage-queue.ts';
+import { createFreeSpaceCheck, readMinFreeBytes } from './data-directory-space.ts';
+import { guardDatabaseMethods } from './database-errors.ts';
 import { openDatabase, type OpenDatabase } from './database-open.ts';
+import { fileSystemReason, StartupError } from './startup-error.ts';
 import { openFileUsageSpill, type FileUsageSpill } from './usage-spill-files.ts';
 
 /** The database-owning half of the accounting: the key store, the ledger's reader and writer, the disk spill. */
@@ -19,9 +27,9 @@ export interface DatabaseAccountingStores {
   spill: FileUsageSpill | undefined;
   /**
    * Flushes the usage queue (what cannot be written within `timeoutMs` goes to the spill), then closes the spill and
-   * the database.
+   * the database. Resolves with what the flush did (`dropped` above 0: events lost, the spill could not take them).
    */
-  close(timeoutMs: number): Promise<void>;
+  close(timeoutMs: number): Promise<UsageQueueFlushResult>;
 }
 
 /** Where {@link openDatabaseAccountingStores} opens its parts. */
@@ -39,6 +47,11 @@ export interface DatabaseAccountingStoresOptions {
   migrate?: boolean;
   /** Tuning of the usage queue (batch size, delay, memory bound). */
   queue?: Omit<UsageQueueOptions, 'sink' | 'spill'>;
+  /**
+   * Free space kept on the data directory's disk, bytes: PGlite writes and spill appends fail (counted, logged) while
+   * less is free. Default `TORII_DATA_DIR_MIN_FREE_BYTES` from `environment`, else 64 MiB (see data-directory-space.ts).
+   */
+  minFreeBytes?: number;
 }
 
 /**
@@ -57,33 +70,49 @@ export async function openDatabaseAccountingStores(
   options: DatabaseAccountingStoresOptions,
 ): Promise<DatabaseAccountingStores> {
   const dataDirectory = resolve(options.dataDirectory ?? (options.environment.TORII_DATA_DIR || '.torii'));
+  const minFreeBytes = options.minFreeBytes ?? readMinFreeBytes(options.environment);
   const database = await openDatabase(
     { ...options.environment, TORII_DATA_DIR: dataDirectory },
     { migrate: options.migrate !== false },
   );
   let spill: FileUsageSpill | undefined;
+  const spillDirectory = join(dataDirectory, 'usage-spill');
   try {
-    spill =
-      options.spill === false ? undefined : await openFileUsageSpill({ directory: join(dataDirectory, 'usage-spill') });
+    spill = options.spill === false ? undefined : await openFileUsageSpill({ directory: spillDirectory, minFreeBytes });
   } catch (error) {
     await database.close();
-    throw error;
+    throw new StartupError(
+      'TORII_DATA_DIR',
+      `cannot use ${spillDirectory} for the usage spill: ${fileSystemReason(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
+  // PGlite writes into this disk: stop writing before it is full (see data-directory-space.ts). Postgres keeps its
+  // own disk. Every error leaves the database layer redacted (no parameters in logs, see database-errors.ts).
+  const beforeWrite =
+    database.kind === 'pglite' ? createFreeSpaceCheck(join(dataDirectory, 'pglite'), minFreeBytes).ensure : undefined;
+  const guard = { ...(beforeWrite === undefined ? {} : { beforeWrite }) };
   const usageQueue = createUsageQueue({
     ...options.queue,
-    sink: createDrizzleUsageSink(database.db),
+    sink: guardDatabaseMethods(createDrizzleUsageSink(database.db), { ...guard, writes: ['write'] }),
     ...(spill === undefined ? {} : { spill }),
   });
   return {
     database,
-    keyStore: createDrizzleKeyStore(database.db),
-    usageQuery: createDrizzleUsageQuery(database.db),
+    keyStore: guardDatabaseMethods(createDrizzleKeyStore(database.db), {
+      ...guard,
+      writes: ['create', 'update', 'revoke', 'rotate'],
+    }),
+    usageQuery: guardDatabaseMethods(createDrizzleUsageQuery(database.db)),
     usageQueue,
     spill,
     async close(timeoutMs) {
-      await usageQueue.flush({ timeoutMs });
+      const flushed = await usageQueue.flush({ timeoutMs });
       await spill?.close();
       await database.close();
+      return flushed;
     },
   };
 }

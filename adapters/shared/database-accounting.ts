@@ -38,6 +38,12 @@ export interface DatabaseAccountingOptions extends Pick<
   spill?: boolean;
   /** Tuning of the usage queue: batch size (500), delay (1 s), memory bound (20,000 events). */
   usageQueue?: Omit<UsageQueueOptions, 'sink' | 'spill'>;
+  /**
+   * Free space kept on the data directory's disk, bytes (default 64 MiB): PGlite writes and spill appends fail,
+   * counted in `usageQueue.stats()`, while less is free, because PGlite spins forever once Postgres panics on a full
+   * disk.
+   */
+  minFreeBytes?: number;
 }
 
 /** Keys, limits, budgets and the ledger over a database, ready for `createGateway`'s `accounting` option. */
@@ -94,6 +100,7 @@ export async function openDatabaseAccounting(options: DatabaseAccountingOptions)
     spill: options.spill !== false,
     migrate: options.migrate !== false,
     ...(options.usageQueue === undefined ? {} : { queue: options.usageQueue }),
+    ...(options.minFreeBytes === undefined ? {} : { minFreeBytes: options.minFreeBytes }),
   });
   const { usageQueue } = stores;
   let assembled: AssembledAccounting;

@@ -20,7 +20,12 @@ export const migrationLockKey = 7_354_921_108_442_017n;
  */
 export async function migratePostgres(url: string, migrationsFolder: string): Promise<void> {
   // One connection: the advisory lock belongs to the session, so the lock, the migration and the unlock must share it.
-  const client = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: 'torii-migrate' } });
+  const client = postgres(url, {
+    max: 1,
+    connect_timeout: 10,
+    onnotice: () => {},
+    connection: { application_name: 'torii-migrate' },
+  });
   try {
     await client`select pg_advisory_lock(${migrationLockKey.toString()}::bigint)`;
     try {

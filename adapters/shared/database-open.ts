@@ -6,7 +6,9 @@ import { resolve } from 'node:path';
 import postgres from 'postgres';
 import type { ToriiDatabase } from '../../src/db/database.ts';
 import { migratePglite, migratePostgres } from './database-migrate.ts';
+import { redactDatabaseError } from './database-errors.ts';
 import { findMigrationsFolder } from './database-migrations-folder.ts';
+import { fileSystemReason, StartupError, systemErrorCode } from './startup-error.ts';
 
 /** An open database and how to close it. */
 export interface OpenDatabase {
@@ -31,9 +33,53 @@ function poolMax(environment: NodeJS.ProcessEnv): number {
   if (value === undefined || value === '') return defaultPoolMax;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) {
-    throw new Error(`TORII_DATABASE_POOL_MAX must be a positive integer, got "${value}".`);
+    throw new StartupError('TORII_DATABASE_POOL_MAX', `must be a positive integer, got "${value}"`);
   }
   return parsed;
+}
+
+/**
+ * Checks that DATABASE_URL is a Postgres URL (postgres-js would take `mysql://...` and try to speak Postgres to it),
+ * and returns where it points without its credentials, for messages.
+ */
+function checkDatabaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // The value may hold a password: never echo it.
+    throw new StartupError('DATABASE_URL', 'is not a valid URL (expected postgres://user:password@host:5432/database)');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new StartupError(
+      'DATABASE_URL',
+      `must be a postgres:// or postgresql:// URL, got a ${parsed.protocol}// URL (torii stores keys and usage in PostgreSQL)`,
+    );
+  }
+  return `${parsed.host}${parsed.pathname}`;
+}
+
+/** Errno values of PGlite's file system (Emscripten's numbering), for start-up messages. */
+const pgliteErrno: Record<number, string> = {
+  2: 'permission denied (EACCES)',
+  44: 'no such file or directory (ENOENT)',
+  51: 'no space left on the device (ENOSPC)',
+  54: 'a part of the path is not a directory (ENOTDIR)',
+  63: 'operation not permitted (EPERM)',
+  69: 'read-only file system (EROFS)',
+};
+
+function pgliteFailure(directory: string, what: string, error: unknown): StartupError {
+  const errno = (error as { errno?: unknown } | null)?.errno;
+  const reason =
+    typeof errno === 'number'
+      ? (pgliteErrno[errno] ?? `file system error ${errno}`)
+      : systemErrorCode(error) !== undefined
+        ? fileSystemReason(error)
+        : redactDatabaseError(error).message;
+  return new StartupError('TORII_DATA_DIR', `PGlite could not ${what} its database in ${directory}: ${reason}`, {
+    cause: error,
+  });
 }
 
 /**
@@ -63,9 +109,21 @@ export async function openDatabase(
   const migrations = options.migrate === false ? undefined : findMigrationsFolder(environment);
   const url = environment.DATABASE_URL;
   if (url) {
-    if (migrations) await migratePostgres(url, migrations);
+    const where = checkDatabaseUrl(url);
+    const max = poolMax(environment);
+    if (migrations) {
+      try {
+        await migratePostgres(url, migrations);
+      } catch (error) {
+        throw new StartupError(
+          'DATABASE_URL',
+          `cannot open or migrate the database at ${where}: ${redactDatabaseError(error).message}`,
+          { cause: error },
+        );
+      }
+    }
     const client = postgres(url, {
-      max: poolMax(environment),
+      max,
       // Close idle connections so a quiet process gives its connections back.
       idle_timeout: 60,
       connect_timeout: 10,
@@ -80,13 +138,24 @@ export async function openDatabase(
   }
 
   const directory = resolve(environment.TORII_DATA_DIR || './.torii', 'pglite');
-  mkdirSync(directory, { recursive: true });
-  const client = await PGlite.create(directory);
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    throw new StartupError('TORII_DATA_DIR', `cannot create ${directory}: ${fileSystemReason(error)}`, {
+      cause: error,
+    });
+  }
+  let client: PGlite;
+  try {
+    client = await PGlite.create(directory);
+  } catch (error) {
+    throw pgliteFailure(directory, 'open', error);
+  }
   try {
     if (migrations) await migratePglite(client, migrations);
   } catch (error) {
-    await client.close();
-    throw error;
+    await client.close().catch(() => {});
+    throw pgliteFailure(directory, 'migrate', error);
   }
   return {
     db: drizzlePglite({ client }),

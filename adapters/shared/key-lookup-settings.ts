@@ -1,10 +1,12 @@
 import type { KeyStoreLookupLimits } from '../../src/auth/key-store-lookup-batcher.ts';
+import { StartupError } from './startup-error.ts';
 
 function wholeNumber(environment: Record<string, string | undefined>, name: string): number | undefined {
   const value = environment[name];
   if (value === undefined || value === '') return undefined;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new StartupError(name, `must be a positive integer, got "${value}"`);
   return parsed;
 }
 

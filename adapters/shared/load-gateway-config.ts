@@ -3,6 +3,7 @@ import { parseGatewayConfig } from '../../src/config/config-parse.ts';
 import type { GatewayConfig } from '../../src/config/config-schema.ts';
 import type { ProviderRegistry } from '../../src/canonical/provider-translator.ts';
 import { parseConfigText } from './parse-config-text.ts';
+import { fileSystemReason, StartupError } from './startup-error.ts';
 
 /** Where a config came from, for the start-up log line. */
 export interface LoadedConfig {
@@ -13,7 +14,8 @@ export interface LoadedConfig {
 /**
  * Loads the gateway config for a server runtime: the file named by `TORII_CONFIG` (YAML or JSON) when set,
  * otherwise the embedded default built from the provider keys in the environment. `readText` is the runtime's
- * file reader, so this works unchanged on Node and Deno.
+ * file reader, so this works unchanged on Node and Deno. A file that cannot be read throws a {@link StartupError}
+ * naming TORII_CONFIG; an invalid config throws a ConfigError naming each field.
  */
 export async function loadGatewayConfig(
   environment: Record<string, string | undefined>,
@@ -27,6 +29,13 @@ export async function loadGatewayConfig(
       source: 'embedded defaults',
     };
   }
-  const text = await readText(path);
+  let text: string;
+  try {
+    text = await readText(path);
+  } catch (error) {
+    throw new StartupError('TORII_CONFIG', `cannot read the config file "${path}": ${fileSystemReason(error)}`, {
+      cause: error,
+    });
+  }
   return { config: parseGatewayConfig(parseConfigText(text, path), environment), source: path };
 }

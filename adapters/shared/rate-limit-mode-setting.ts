@@ -1,4 +1,5 @@
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
+import { StartupError } from './startup-error.ts';
 
 /**
  * `TORII_RATE_LIMIT_MODE` (`leased`, `strict` or `local`), or undefined when unset so the runtime picks its default;
@@ -8,6 +9,6 @@ export function readRateLimitMode(environment: Record<string, string | undefined
   const mode = environment.TORII_RATE_LIMIT_MODE;
   if (mode === undefined || mode === '') return undefined;
   if (mode !== 'leased' && mode !== 'strict' && mode !== 'local')
-    throw new Error(`TORII_RATE_LIMIT_MODE must be leased, strict or local, got "${mode}".`);
+    throw new StartupError('TORII_RATE_LIMIT_MODE', `must be leased, strict or local, got "${mode}"`);
   return mode;
 }

@@ -21,7 +21,10 @@ async function temporaryDirectory(): Promise<string> {
   return directory;
 }
 
-async function open(directory: string, options: { staleAfterMs?: number; maxSegmentBytes?: number } = {}) {
+async function open(
+  directory: string,
+  options: { staleAfterMs?: number; maxSegmentBytes?: number; minFreeBytes?: number } = {},
+) {
   const spill = await openFileUsageSpill({ directory, ...options });
   spills.push(spill);
   return spill;
@@ -49,6 +52,17 @@ testUsageSpill('file spill', async () => {
 });
 
 describe('openFileUsageSpill', () => {
+  it('refuses an append that would eat into its free-space reserve, and says it is not writable', async () => {
+    const directory = await temporaryDirectory();
+    const roomy = await open(directory);
+    expect(await roomy.health()).toMatchObject({ writable: true });
+    const reserved = await open(await temporaryDirectory(), { minFreeBytes: Number.MAX_SAFE_INTEGER });
+    const appended = await reserved.append(range(0, 3)).catch((error: unknown) => error as NodeJS.ErrnoException);
+    expect(appended).toMatchObject({ code: 'ENOSPC', message: expect.stringMatching(/below the reserve/) });
+    expect(await reserved.health()).toMatchObject({ writable: false, reason: expect.stringMatching(/no space left/) });
+    expect(await reserved.size()).toBe(0);
+  });
+
   it('writes one JSON line per event and rotates segments by size', async () => {
     const directory = await temporaryDirectory();
     const spill = await open(directory, { maxSegmentBytes: 2000 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { UsageEvent, UsageSpill } from '../../src/usage/usage-event.ts';
+import { createFreeSpaceCheck } from './data-directory-space.ts';
 
 /** What {@link openFileUsageSpill} is made with. */
 export interface FileUsageSpillOptions {
@@ -13,6 +14,21 @@ export interface FileUsageSpillOptions {
   heartbeatMs?: number;
   /** A process whose mark is older than this is taken for dead and its segments are adopted, in ms (default 60,000). */
   staleAfterMs?: number;
+  /**
+   * Free space the spill leaves on its disk, in bytes (default 0): an append that would need it fails with ENOSPC
+   * instead. The gateway passes TORII_DATA_DIR_MIN_FREE_BYTES, so the spill never takes the room PGlite must keep.
+   */
+  minFreeBytes?: number;
+}
+
+/** Whether the spill can take events now. */
+export interface UsageSpillHealth {
+  /** False while its disk has less than the reserve free, or shortly after an append failed. */
+  writable: boolean;
+  /** Bytes free on its disk, when the runtime can tell. */
+  freeBytes: number | undefined;
+  /** Why it is not writable. */
+  reason?: string;
 }
 
 /** The file spill, with what the {@link UsageSpill} seam does not cover. */
@@ -23,7 +39,14 @@ export interface FileUsageSpill extends UsageSpill {
   readonly skippedLines: number;
   /** Stops the heartbeat after pending appends and replays, and lets other processes adopt what is left at once. */
   close(): Promise<void>;
+  /** Whether an append would find room now (free space above the reserve, no recent failure). */
+  health(): Promise<UsageSpillHealth>;
 }
+
+/** How long after a failed append the spill counts as not writable, unless an append succeeds sooner. */
+const failedAppendMemoryMs = 10_000;
+/** Room an append needs at least, even with no reserve: one batch of events. */
+const minimumAppendBytes = 64 * 1024;
 
 const segmentPattern = /^(\d{15}-\d{6})-([\da-z-]+)\.([\da-z-]+)\.jsonl$/;
 const aliveSuffix = '.alive';
@@ -59,6 +82,9 @@ export async function openFileUsageSpill(options: FileUsageSpillOptions): Promis
   const staleAfterMs = options.staleAfterMs ?? 60_000;
   const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const aliveFile = join(directory, instanceId + aliveSuffix);
+  const minFreeBytes = options.minFreeBytes ?? 0;
+  const space = createFreeSpaceCheck(directory, minFreeBytes);
+  let lastFailure: { at: number; reason: string } | undefined;
 
   await mkdir(directory, { recursive: true });
   await writeFile(aliveFile, '');
@@ -98,6 +124,7 @@ export async function openFileUsageSpill(options: FileUsageSpillOptions): Promis
     }
     const segment = active as string;
     try {
+      await space.ensure();
       // Opened per append rather than held: if an adopter renamed the file, the next append starts a new one.
       const handle = await open(join(directory, segment), 'a');
       try {
@@ -109,8 +136,10 @@ export async function openFileUsageSpill(options: FileUsageSpillOptions): Promis
       if (created) await syncDirectory(directory);
     } catch (error) {
       active = undefined;
+      lastFailure = { at: Date.now(), reason: error instanceof Error ? error.message : String(error) };
       throw error;
     }
+    lastFailure = undefined;
     activeBytes += bytes;
   }
 
@@ -186,6 +215,20 @@ export async function openFileUsageSpill(options: FileUsageSpillOptions): Promis
         }
       }
       return count;
+    },
+    async health() {
+      const freeBytes = await space.freeBytes();
+      if (freeBytes !== undefined && freeBytes < Math.max(minFreeBytes, minimumAppendBytes)) {
+        return {
+          writable: false,
+          freeBytes,
+          reason: `no space left in ${directory}: ${freeBytes} bytes free, the reserve is ${minFreeBytes}`,
+        };
+      }
+      if (lastFailure !== undefined && Date.now() - lastFailure.at < failedAppendMemoryMs) {
+        return { writable: false, freeBytes, reason: lastFailure.reason };
+      }
+      return { writable: true, freeBytes };
     },
     async close() {
       clearInterval(heartbeat);

@@ -61,6 +61,13 @@ export const anthropicOptionsSchema = z.object({
   structuredOutputs: z.optional(z.enum(['tool', 'native'])),
 });
 
+/** The problems of a deployment's options (`<option>: <reason>`), checked at start; empty when they are valid. */
+export function validateAnthropicOptions(options: Record<string, unknown>): string[] {
+  const parsed = anthropicOptionsSchema.safeParse(options);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+}
+
 /** Parsed deployment options, see {@link anthropicOptionsSchema}. */
 export type AnthropicOptions = z.infer<typeof anthropicOptionsSchema>;
 

@@ -1,6 +1,6 @@
 import type { ProviderTranslator } from '../../src/canonical/index.ts';
 import { mapAnthropicError } from './anthropic-error.ts';
-import { buildAnthropicChatRequest } from './anthropic-request.ts';
+import { buildAnthropicChatRequest, validateAnthropicOptions } from './anthropic-request.ts';
 import { parseAnthropicChatResponse } from './anthropic-response.ts';
 import { anthropicChatStream } from './anthropic-stream.ts';
 
@@ -22,5 +22,6 @@ export const anthropicTranslator: ProviderTranslator = {
   buildChatRequest: buildAnthropicChatRequest,
   parseChatResponse: parseAnthropicChatResponse,
   chatStream: anthropicChatStream,
+  validateOptions: validateAnthropicOptions,
   mapError: mapAnthropicError,
 };

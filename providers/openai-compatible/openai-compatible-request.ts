@@ -28,6 +28,19 @@ export interface OpenAICompatibleOptions {
   sendTopK: boolean;
 }
 
+/** The problems of a deployment's options (`<option>: <reason>`), checked at start; empty when they are valid. */
+export function validateOpenAICompatibleOptions(options: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const { maxTokensField, sendTopK } = options;
+  if (maxTokensField !== undefined && maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens')
+    problems.push(
+      `maxTokensField: must be "max_tokens" or "max_completion_tokens", got ${JSON.stringify(maxTokensField)}`,
+    );
+  if (sendTopK !== undefined && typeof sendTopK !== 'boolean')
+    problems.push(`sendTopK: must be true or false, got ${JSON.stringify(sendTopK)}`);
+  return problems;
+}
+
 /** Reads and checks {@link OpenAICompatibleOptions}; a wrong value is a gateway configuration error (500). */
 export function readOpenAICompatibleOptions(options: Record<string, unknown>): OpenAICompatibleOptions {
   const { maxTokensField = 'max_tokens', sendTopK = false } = options;

@@ -4,6 +4,7 @@ import {
   buildOpenAICompatibleChatRequest,
   buildOpenAICompatibleEmbeddingsRequest,
   buildOpenAICompatibleNativeRequest,
+  validateOpenAICompatibleOptions,
 } from './openai-compatible-request.ts';
 import {
   parseOpenAICompatibleChatResponse,
@@ -32,5 +33,6 @@ export const openAICompatibleTranslator: ProviderTranslator = {
   chatStream: openAICompatibleChatStream,
   buildEmbeddingsRequest: buildOpenAICompatibleEmbeddingsRequest,
   parseEmbeddingsResponse: parseOpenAICompatibleEmbeddingsResponse,
+  validateOptions: validateOpenAICompatibleOptions,
   mapError: mapOpenAICompatibleError,
 };

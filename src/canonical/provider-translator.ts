@@ -82,6 +82,11 @@ export interface ProviderTranslator {
   ): UpstreamRequest | Promise<UpstreamRequest>;
   parseEmbeddingsResponse?(body: unknown): CanonicalEmbeddingsResponse;
   /**
+   * Checks a deployment's `options` at start (config resolution), so a bad value fails the start instead of every
+   * request. Returns one problem per bad option, each `<option>: <reason>`; empty when they are fine.
+   */
+  validateOptions?(options: Record<string, unknown>): string[];
+  /**
    * Maps an upstream error response to a GatewayError, keeping the upstream's message. `body` is the parsed JSON
    * when the body was JSON, otherwise its text.
    */

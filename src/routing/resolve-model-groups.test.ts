@@ -114,4 +114,18 @@ describe('resolveModelGroups', () => {
       'modelGroups.group.deployments[3].baseURL: required for provider "openai-compatible" (it has no default base URL)',
     ]);
   });
+
+  it("checks each deployment's provider options at start, naming the option", () => {
+    expect(
+      problems([
+        { provider: 'anthropic', model: 'a', apiKey: 'k', options: { defaultMaxTokens: 'lots' } },
+        { provider: 'openai', model: 'b', apiKey: 'k', options: { maxTokensField: 'tokens', sendTopK: 'yes' } },
+        { provider: 'groq', model: 'c', apiKey: 'k', options: { sendTopK: true } },
+      ]),
+    ).toEqual([
+      'modelGroups.group.deployments[0].options.defaultMaxTokens: Invalid input: expected number, received string',
+      'modelGroups.group.deployments[1].options.maxTokensField: must be "max_tokens" or "max_completion_tokens", got "tokens"',
+      'modelGroups.group.deployments[1].options.sendTopK: must be true or false, got "yes"',
+    ]);
+  });
 });

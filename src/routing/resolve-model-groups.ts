@@ -44,6 +44,11 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         );
         return;
       }
+      const optionProblems = translator.validateOptions?.(deployment.options ?? {}) ?? [];
+      if (optionProblems.length > 0) {
+        for (const problem of optionProblems) problems.push(`${path}.options.${problem}`);
+        return;
+      }
       const baseURL = deployment.baseURL ?? preset?.baseURL;
       if (baseURL === undefined) {
         problems.push(`${path}.baseURL: required for provider "${deployment.provider}" (it has no default base URL)`);

@@ -41,12 +41,18 @@ export interface UsageQueueStats {
   replayed: number;
   /** Failed or timed-out writes, each followed by a retry after backoff. */
   failedWrites: number;
+  /** Writes that failed since the last one that succeeded: above 0 while the sink is failing. */
+  consecutiveFailedWrites: number;
   /** Events stored in the spill. */
   spilled: number;
   /** Events lost: memory full with no spill (or the spill itself full or failing). Never silent: always counted. */
   dropped: number;
   /** The latest write or spill failure. */
   lastError: { message: string; at: number } | null;
+  /** The latest failed or timed-out sink write (the database's reason). */
+  lastWriteError: { message: string; at: number } | null;
+  /** The latest failed spill append (why events were lost). */
+  lastSpillError: { message: string; at: number } | null;
 }
 
 /** What one {@link UsageQueue.flush} did. */

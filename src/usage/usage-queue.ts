@@ -65,13 +65,19 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
     written: 0,
     replayed: 0,
     failedWrites: 0,
+    consecutiveFailedWrites: 0,
     spilled: 0,
     dropped: 0,
     lastError: null,
+    lastWriteError: null,
+    lastSpillError: null,
   };
 
-  function noteError(error: unknown): void {
-    stats.lastError = { message: error instanceof Error ? error.message : String(error), at: now() };
+  function noteError(error: unknown, kind?: 'write' | 'spill'): void {
+    const noted = { message: error instanceof Error ? error.message : String(error), at: now() };
+    stats.lastError = noted;
+    if (kind === 'write') stats.lastWriteError = { ...noted };
+    else if (kind === 'spill') stats.lastSpillError = { ...noted };
   }
 
   function seal(): void {
@@ -116,7 +122,7 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
         },
         (error: unknown) => {
           stats.dropped += batch.length;
-          noteError(error);
+          noteError(error, 'spill');
         },
       )
       .finally(() => {
@@ -148,7 +154,7 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
   function failed(error: unknown): void {
     stats.failedWrites += 1;
     consecutiveFailures += 1;
-    noteError(error);
+    noteError(error, 'write');
     retryTimer = timers.setTimeout(
       () => {
         retryTimer = undefined;
@@ -300,7 +306,14 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
     },
 
     stats() {
-      return { ...stats, lastError: stats.lastError === null ? null : { ...stats.lastError } };
+      const copy = (noted: { message: string; at: number } | null) => (noted === null ? null : { ...noted });
+      return {
+        ...stats,
+        consecutiveFailedWrites: consecutiveFailures,
+        lastError: copy(stats.lastError),
+        lastWriteError: copy(stats.lastWriteError),
+        lastSpillError: copy(stats.lastSpillError),
+      };
     },
   };
 }

@@ -35,12 +35,14 @@ async function startCluster(mock: MockUpstream): Promise<RunningGateway> {
       TORII_WORKERS: '2',
     },
     port,
-    readyTimeoutMs: 20_000,
+    // Readiness-based: the cluster is ready when /health/ready answers 200; the limit is only for a start that hangs.
+    readyTimeoutMs: 90_000,
   });
 }
 
-// Node-only behaviour of dist/server.js: cluster-wide metrics, draining on SIGTERM, start-up config errors.
-describe('Node server lifecycle', () => {
+// Node-only behaviour of dist/server.js: cluster-wide metrics, draining on SIGTERM, start-up config errors. Each test
+// starts its own cluster, so each has room for a slow start on a busy machine.
+describe('Node server lifecycle', { timeout: 180_000 }, () => {
   let mock: MockUpstream;
 
   beforeAll(async () => {
@@ -73,6 +75,12 @@ describe('Node server lifecycle', () => {
       expect(metrics).toMatch(/torii_overhead_seconds_bucket/);
       expect(metrics).toMatch(/torii_upstream_duration_seconds_count\{provider="openai"\} 12/);
       expect(metrics).toMatch(/torii_requests_in_flight 0/);
+      // Worker health and the usage ledger are in the same exposition (kept by the primary).
+      expect(metrics).toMatch(/^torii_worker_restarts_total 0$/m);
+      expect(metrics).toMatch(/^torii_worker_heartbeat_misses_total\{phase="running"\} 0$/m);
+      expect(metrics).toMatch(/^torii_usage_events_lost_total 0$/m);
+      expect(metrics).toMatch(/^torii_usage_ledger_can_persist 1$/m);
+      expect(metrics).not.toMatch(/did not answer/);
     } finally {
       await gateway.stop();
     }
@@ -110,7 +118,7 @@ describe('Node server lifecycle', () => {
         }),
       },
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: 90_000,
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
@@ -127,7 +135,7 @@ describe('Node server lifecycle', () => {
         }),
       },
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: 90_000,
     });
     expect(second.status).toBe(1);
     expect(second.stderr).toContain('modelGroups.bad.deployments[0].baseURL');
