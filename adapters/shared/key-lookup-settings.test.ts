@@ -16,7 +16,7 @@ describe('readKeyLookupLimits', () => {
 
   it.each(['0', '-1', '1.5', 'four', '1e'])('refuses %s, naming the variable', (value) => {
     expect(() => readKeyLookupLimits({ TORII_KEY_LOOKUP_CONCURRENCY: value })).toThrow(
-      `TORII_KEY_LOOKUP_CONCURRENCY must be a positive integer, got "${value}".`,
+      `TORII_KEY_LOOKUP_CONCURRENCY: must be a positive integer, got "${value}"`,
     );
     expect(() => readKeyLookupLimits({ TORII_KEY_LOOKUP_QUEUE_MAX: value })).toThrow('TORII_KEY_LOOKUP_QUEUE_MAX');
   });
