@@ -2,6 +2,7 @@
 import { builtinProviders } from '../../providers/index.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
+import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
 import { consoleLogger } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
@@ -46,6 +47,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     config,
     providers: builtinProviders,
     authenticator: accounting?.authenticator ?? createMasterKeyAuthenticator(masterKey.key),
+    secrets: runtimeSecrets(environment, masterKey.key),
     ...(accounting === undefined
       ? {}
       : { accounting: accounting.accounting, administration: accounting.administration }),

@@ -5,6 +5,7 @@ import { builtinProviders } from '../../providers/index.ts';
 import { assembleAccounting } from '../../src/accounting/accounting-assembly.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
+import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
 import { consoleLogger, type GatewayServices } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
@@ -73,6 +74,7 @@ export async function createNodeGateway(
     config,
     providers: builtinProviders,
     authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey, { sha256 }),
+    secrets: runtimeSecrets(environment, options.masterKey),
     ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
