@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { ToriiDatabase } from '../../src/db/database.ts';
 import type { GatewayLogger } from '../../src/services.ts';
-import { redactDatabaseError } from '../shared/database-errors.ts';
+import { describeErrorSafely } from '../../src/security/safe-error-description.ts';
 import { migrateWorkerDatabase, type BundledMigration } from './worker-database-migrate.ts';
 
 /** Postgres as a Worker reaches it: one connection per use, the migrations applied before the isolate's first use. */
@@ -57,7 +57,7 @@ export function createWorkerDatabase(connectionString: string, options: WorkerDa
       (error: unknown) => {
         // The next use tries again.
         migrated = undefined;
-        logger.error('database migration failed', { error: redactDatabaseError(error).message });
+        logger.error('database migration failed', { error: describeErrorSafely(error) });
         throw error;
       },
     );
