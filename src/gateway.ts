@@ -18,6 +18,7 @@ import { finishRequest, type GatewayAccounting } from './routes/request-accounti
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
+import { defaultJsonLimits } from './framing/json-limits.ts';
 
 /** What {@link createGateway} is built from. */
 export interface GatewayOptions {
@@ -73,6 +74,10 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     authenticator: options.authenticator,
     modelGroups: resolveModelGroups(options.config, options.providers),
     bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
+    jsonLimits: {
+      maxDepth: options.config.server?.jsonMaxDepth ?? defaultJsonLimits.maxDepth,
+      maxElements: options.config.server?.jsonMaxElements ?? defaultJsonLimits.maxElements,
+    },
     upstreamTimeoutMs: options.config.server?.upstreamTimeoutMs ?? defaultUpstreamTimeoutMs,
     startedAtSeconds: Math.floor(Date.now() / 1000),
     accounting: options.accounting ?? {},
@@ -128,6 +133,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     authenticator: options.authenticator,
     modelGroups: dependencies.modelGroups,
     bodyLimitBytes: dependencies.bodyLimitBytes,
+    jsonLimits: dependencies.jsonLimits,
     now: () => Date.now(),
   };
   if (options.administration?.keys !== undefined)

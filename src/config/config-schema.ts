@@ -44,6 +44,13 @@ export const serverConfigSchema = z.strictObject({
   bodyLimitBytes: z.optional(z.int().check(z.positive())),
   /** Time allowed for an upstream to send response headers, in ms (default 600000). */
   upstreamTimeoutMs: z.optional(z.int().check(z.positive())),
+  /**
+   * Deepest nesting of objects and arrays accepted in a JSON request body (default 128). At most 1000: a few thousand
+   * levels overflow the stack of `JSON.stringify` and of validation.
+   */
+  jsonMaxDepth: z.optional(z.int().check(z.positive(), z.lte(1000))),
+  /** Most items accepted in one array, or members in one object, of a JSON request body (default 100000). */
+  jsonMaxElements: z.optional(z.int().check(z.positive())),
 });
 
 /** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
 import type { GatewayServices } from '../services.ts';
+import type { JsonLimits } from '../framing/json-limits.ts';
 import type { GatewayAccounting } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -19,6 +20,8 @@ export interface RouteDependencies {
   authenticator: Authenticator;
   modelGroups: ReadonlyMap<string, ResolvedModelGroup>;
   bodyLimitBytes: number;
+  /** Depth and item bounds of JSON request bodies. */
+  jsonLimits: JsonLimits;
   upstreamTimeoutMs: number;
   /** Unix seconds when the gateway started (the `created` of /v1/models entries). */
   startedAtSeconds: number;
