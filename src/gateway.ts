@@ -19,6 +19,7 @@ import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
 import { defaultJsonLimits } from './framing/json-limits.ts';
+import { createUsageSanity } from './usage/usage-sanity.ts';
 
 /** What {@link createGateway} is built from. */
 export interface GatewayOptions {
@@ -80,6 +81,11 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     },
     upstreamTimeoutMs: options.config.server?.upstreamTimeoutMs ?? defaultUpstreamTimeoutMs,
     startedAtSeconds: Math.floor(Date.now() / 1000),
+    usageSanity: createUsageSanity({
+      maxTokens: options.config.server?.maxUsageTokens,
+      logger: services.logger,
+      now: services.now,
+    }),
     accounting: options.accounting ?? {},
   };
   const { metrics, now } = services;

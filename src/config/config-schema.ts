@@ -51,6 +51,11 @@ export const serverConfigSchema = z.strictObject({
   jsonMaxDepth: z.optional(z.int().check(z.positive(), z.lte(1000))),
   /** Most items accepted in one array, or members in one object, of a JSON request body (default 100000). */
   jsonMaxElements: z.optional(z.int().check(z.positive())),
+  /**
+   * Most tokens an upstream may report for one request in any one usage field (default 10000000); larger counts are
+   * clamped to it before cost, limits, budgets and the ledger, and logged.
+   */
+  maxUsageTokens: z.optional(z.int().check(z.positive())),
 });
 
 /** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */

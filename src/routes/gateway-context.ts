@@ -3,6 +3,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
 import type { GatewayServices } from '../services.ts';
 import type { JsonLimits } from '../framing/json-limits.ts';
+import type { UsageSanity } from '../usage/usage-sanity.ts';
 import type { GatewayAccounting } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -25,6 +26,8 @@ export interface RouteDependencies {
   upstreamTimeoutMs: number;
   /** Unix seconds when the gateway started (the `created` of /v1/models entries). */
   startedAtSeconds: number;
+  /** Validates and clamps the usage upstreams report, before anything accounts it. */
+  usageSanity: UsageSanity;
   /** Limits, budgets and the usage ledger (all optional). */
   accounting: GatewayAccounting;
 }
