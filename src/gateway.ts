@@ -22,6 +22,8 @@ import { createRedactingLogger } from './security/redacting-logger.ts';
 import { describeErrorSafely } from './security/safe-error-description.ts';
 import { createSecretRedactor, redactedError, secretsOfConfig } from './security/secret-redactor.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
+import { defaultJsonLimits } from './framing/json-limits.ts';
+import { createUsageSanity } from './usage/usage-sanity.ts';
 
 /** What {@link createGateway} is built from. */
 export interface GatewayOptions {
@@ -83,7 +85,16 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     modelGroups: resolveModelGroups(options.config, options.providers),
     bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
     redactor,
+    jsonLimits: {
+      maxDepth: options.config.server?.jsonMaxDepth ?? defaultJsonLimits.maxDepth,
+      maxElements: options.config.server?.jsonMaxElements ?? defaultJsonLimits.maxElements,
+    },
     startedAtSeconds: Math.floor(Date.now() / 1000),
+    usageSanity: createUsageSanity({
+      maxTokens: options.config.server?.maxUsageTokens,
+      logger: services.logger,
+      now: services.now,
+    }),
     accounting: options.accounting ?? {},
   };
   const { metrics, now } = services;
@@ -146,6 +157,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     authenticator: options.authenticator,
     modelGroups: dependencies.modelGroups,
     bodyLimitBytes: dependencies.bodyLimitBytes,
+    jsonLimits: dependencies.jsonLimits,
     now: () => Date.now(),
   };
   if (options.administration?.keys !== undefined)

@@ -1,6 +1,7 @@
 import type { CanonicalContentPart, CanonicalMessage, CanonicalToolCall } from '../../src/canonical/index.ts';
 import { invalidRequest } from '../../src/errors.ts';
 import { parseJson } from '../../src/framing/index.ts';
+import { defaultJsonLimits, findJsonLimitViolation, jsonLimitError } from '../../src/framing/json-limits.ts';
 
 /** An image source: inline base64 bytes or a URL Anthropic fetches itself. */
 export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
@@ -32,6 +33,10 @@ export interface AnthropicConversation {
  *   results and a following user message become one user turn), because Anthropic requires alternation. In a
  *   merged user turn the tool results are moved first, as Anthropic requires.
  * - Empty text parts are dropped and messages left without content are skipped: Anthropic rejects empty text blocks.
+ * - A conversation left without turns (only system messages, or nothing but empty text besides them) sends the
+ *   system prompt as its one user turn, with no `system`: OpenAI answers a system-only conversation, Anthropic
+ *   refuses `messages: []`, and a model asked by the user does what a system prompt alone would have it do. With
+ *   no text anywhere it is a 400 naming `messages`.
  * - Message `name`s and image `detail` have no Anthropic equivalent and are dropped.
  * - Tool call ids are sanitised to Anthropic's `[a-zA-Z0-9_-]` alphabet, identically on `tool_use` and
  *   `tool_result`, so histories produced by other providers still pair up.
@@ -39,7 +44,8 @@ export interface AnthropicConversation {
  * Throws a 400 {@link invalidRequest} whose `param` names the offending field in OpenAI's notation
  * (`messages.[2].content.[0]`) for what Anthropic cannot express: images in assistant
  * messages, images that are neither `https:`/`http:` nor base64 `data:` URLs, tool arguments that are not a JSON
- * object.
+ * object (or nested beyond the default JSON limits: they are JSON inside a string, which the body check cannot
+ * see, and are re-serialised into the Anthropic body).
  */
 export function toAnthropicConversation(messages: readonly CanonicalMessage[]): AnthropicConversation {
   const systemParts: string[] = [];
@@ -75,7 +81,11 @@ export function toAnthropicConversation(messages: readonly CanonicalMessage[]): 
     }
   });
   for (const turn of turns) if (turn.role === 'user') turn.content = toolResultsFirst(turn.content);
-  return { system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined, messages: turns };
+  const system = systemParts.length > 0 ? systemParts.join('\n\n') : undefined;
+  if (turns.length > 0) return { system, messages: turns };
+  if (system === undefined)
+    throw invalidRequest('Every message is empty: Anthropic models need some text to answer.', 'messages');
+  return { system: undefined, messages: [{ role: 'user', content: [{ type: 'text', text: system }] }] };
 }
 
 /** Makes a tool call id acceptable to Anthropic (`^[a-zA-Z0-9_-]+$`), deterministically. */
@@ -135,6 +145,8 @@ function toImageSource(url: string, param: string): AnthropicImageSource {
 function toToolUseBlock(toolCall: CanonicalToolCall, param: string): AnthropicRequestContentBlock {
   let input: unknown = {};
   if (toolCall.arguments.trim().length > 0) {
+    const violation = findJsonLimitViolation(toolCall.arguments, defaultJsonLimits);
+    if (violation !== undefined) throw jsonLimitError(violation, param);
     const parsed = parseJson(toolCall.arguments);
     if (!parsed.ok)
       throw invalidRequest(`The arguments of tool call '${toolCall.id}' are not valid JSON: ${parsed.error}`, param);

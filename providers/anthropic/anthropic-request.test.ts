@@ -157,6 +157,45 @@ describe('buildAnthropicChatRequest: messages', () => {
     ]);
   });
 
+  // Defect (issue 8, item 16a): a conversation of only a system message went out as `messages: []`, which Anthropic
+  // refuses with a 400, where OpenAI answers it. The system prompt is then sent as the one user turn.
+  it('sends a system-only conversation as one user turn carrying the system prompt, as OpenAI answers it', () => {
+    const sent = body(request({ messages: [{ role: 'system', content: 'Write a haiku about the sea.' }] }));
+    expect(sent.system).toBeUndefined();
+    expect(sent.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Write a haiku about the sea.' }] },
+    ]);
+  });
+
+  it('does the same when the other messages leave nothing to send (empty text), joining the system messages', () => {
+    const sent = body(
+      request({
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'system', content: 'Name three colours.' },
+          { role: 'user', content: [{ type: 'text', text: '' }] },
+        ],
+      }),
+    );
+    expect(sent.system).toBeUndefined();
+    expect(sent.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'You are terse.\n\nName three colours.' }] },
+    ]);
+  });
+
+  it('rejects a conversation with nothing to send at all, naming messages', () => {
+    const error = rejection(
+      request({
+        messages: [
+          { role: 'system', content: '' },
+          { role: 'user', content: [{ type: 'text', text: '' }] },
+        ],
+      }),
+    );
+    expect([error.status, error.type, error.param]).toEqual([400, 'invalid_request_error', 'messages']);
+    expect(error.message).toBe('Every message is empty: Anthropic models need some text to answer.');
+  });
+
   it('merges consecutive turns of one role so that roles alternate, dropping empty text', () => {
     const sent = body(
       request({
@@ -321,6 +360,25 @@ describe('buildAnthropicChatRequest: messages', () => {
     expect(error.status).toBe(400);
     expect(error.type).toBe('invalid_request_error');
     expect(error.param).toBe('messages.[1].tool_calls.[0].function.arguments');
+  });
+
+  // Defect (issue 8, item 10): tool arguments are JSON inside a string, parsed here and re-serialised into the
+  // Anthropic body; 5,000 levels of it overflowed the stack of JSON.stringify (a 500).
+  it('rejects tool arguments nested too deeply, naming the arguments, before re-serialising them', () => {
+    const deep = `{"a":${'['.repeat(5_000)}${']'.repeat(5_000)}}`;
+    const error = rejection(
+      request({
+        messages: [
+          hello,
+          { role: 'assistant', content: [], toolCalls: [{ id: 'call_1', name: 'f', arguments: deep }] },
+        ],
+      }),
+    );
+    expect([error.status, error.code, error.param]).toEqual([
+      400,
+      'json_too_deep',
+      'messages.[1].tool_calls.[0].function.arguments',
+    ]);
   });
 });
 

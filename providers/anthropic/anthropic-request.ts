@@ -95,6 +95,8 @@ const minimumThinkingBudget = 1024;
  *   client's `max_tokens`; a `max_tokens` that leaves no room for the 1024-token minimum is a 400.
  * - `response_format` json: see `anthropic-json-response.ts` (a forced tool by default, native `output_config`
  *   when the deployment opts in).
+ * - A conversation of only system messages (which OpenAI answers, and for which Anthropic refuses an empty
+ *   `messages`) sends the system prompt as the one user turn; see `toAnthropicConversation`.
  * - `parallel_tool_calls: false` becomes `disable_parallel_tool_use` on `tool_choice` (an `auto` choice is added
  *   when the client set none).
  * - `seed`, `presence_penalty` and `frequency_penalty` are ignored: Anthropic has no equivalent, and rejecting them

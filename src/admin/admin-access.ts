@@ -2,12 +2,15 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { presentedSecret } from '../auth/presented-secret.ts';
 import { GatewayError } from '../errors.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
+import type { JsonLimits } from '../framing/json-limits.ts';
 
 /** What the admin routes need from the gateway. */
 export interface AdminDependencies {
   authenticator: Authenticator;
   modelGroups: ReadonlyMap<string, ResolvedModelGroup>;
   bodyLimitBytes: number;
+  /** Depth and item bounds of JSON request bodies (default: defaultJsonLimits). */
+  jsonLimits?: JsonLimits;
   /** Wall clock, epoch ms. */
   now: () => number;
 }

@@ -103,7 +103,7 @@ export function createAdminKeysRoutes(dependencies: AdminDependencies & { keys: 
   });
 
   app.post('/keys', async (c) => {
-    const body = parseWith(createKeyRequestSchema, await readJsonObjectBody(c.req.raw, dependencies.bodyLimitBytes));
+    const body = parseWith(createKeyRequestSchema, await readJsonObjectBody(c.req.raw, dependencies));
     const { expiresAt } = checkAgainstGateway(body, dependencies);
     const issued = await keys.create({ ...fieldsOf(body, expiresAt), name: body.name } as NewVirtualKey);
     return c.json(keyJson(issued.record, now(), issued.secret), 201);
@@ -135,7 +135,7 @@ export function createAdminKeysRoutes(dependencies: AdminDependencies & { keys: 
 
   app.patch('/keys/:id', async (c) => {
     const id = keyIdOf(c);
-    const body = parseWith(updateKeyRequestSchema, await readJsonObjectBody(c.req.raw, dependencies.bodyLimitBytes));
+    const body = parseWith(updateKeyRequestSchema, await readJsonObjectBody(c.req.raw, dependencies));
     if (Object.keys(body).length === 0) throw invalidRequest('Send at least one field to change.', null);
     const { expiresAt } = checkAgainstGateway(body, dependencies);
     const record = await keys.update(id, fieldsOf(body, expiresAt));

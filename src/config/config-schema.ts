@@ -63,6 +63,18 @@ export const serverConfigSchema = z.strictObject({
   upstreamMaxBodyBytes: z.optional(z.int().check(z.positive())),
   /** The largest upstream error body read for its message, in bytes (default 1 MiB). */
   upstreamMaxErrorBodyBytes: z.optional(z.int().check(z.positive())),
+  /**
+   * Deepest nesting of objects and arrays accepted in a JSON request body (default 128). At most 1000: a few thousand
+   * levels overflow the stack of `JSON.stringify` and of validation.
+   */
+  jsonMaxDepth: z.optional(z.int().check(z.positive(), z.lte(1000))),
+  /** Most items accepted in one array, or members in one object, of a JSON request body (default 100000). */
+  jsonMaxElements: z.optional(z.int().check(z.positive())),
+  /**
+   * Most tokens an upstream may report for one request in any one usage field (default 10000000); larger counts are
+   * clamped to it before cost, limits, budgets and the ledger, and logged.
+   */
+  maxUsageTokens: z.optional(z.int().check(z.positive())),
 });
 
 /** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */

@@ -70,7 +70,7 @@ export const usageEvents = pgTable(
     outputTokens: integer('output_tokens').notNull(),
     cachedInputTokens: integer('cached_input_tokens').notNull(),
     reasoningTokens: integer('reasoning_tokens').notNull(),
-    usageSource: text('usage_source').$type<'provider' | 'estimate' | 'none'>().notNull(),
+    usageSource: text('usage_source').$type<'provider' | 'provider-adjusted' | 'estimate' | 'none'>().notNull(),
     costUsd: doublePrecision('cost_usd').notNull(),
     status: integer('status').notNull(),
     stream: boolean('stream').notNull(),

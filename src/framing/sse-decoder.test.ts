@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../tests/support/seeded-random.ts';
 import type { ServerSentEvent } from './server-sent-event.ts';
-import { createSseDecoderStream, SseDecoder } from './sse-decoder.ts';
+import { createSseDecoderStream, defaultSseMaxLineLength, SseDecoder } from './sse-decoder.ts';
 
 function decodeWhole(text: string): ServerSentEvent[] {
   const decoder = new SseDecoder();
@@ -133,5 +134,113 @@ describe('createSseDecoderStream', () => {
 describe('SseDecoder regressions', () => {
   it('keeps a split CRLF together across an empty chunk', () => {
     expect(decodePieces(['data: a\r', '', '\ndata: b\r\n\r\n']).map((event) => event.data)).toEqual(['a\nb']);
+  });
+});
+
+// Defect (issue 8, item 16b): a long line arriving in many small chunks was rescanned (and the growing buffer
+// re-concatenated) from its start on every push, so its cost grew with the square of its length; nor was there any
+// bound on how much one line could make the decoder hold.
+describe('SseDecoder: linear time, bounded memory', () => {
+  /** Feeds `text` in pieces of `size` characters; returns the events and how long it took. */
+  function feedInPieces(decoder: SseDecoder, text: string, size: number): { events: ServerSentEvent[]; ms: number } {
+    const started = performance.now();
+    const events: ServerSentEvent[] = [];
+    const collect = (decoded: ServerSentEvent[]) => {
+      for (const one of decoded) events.push(one);
+    };
+    for (let offset = 0; offset < text.length; offset += size) collect(decoder.push(text.slice(offset, offset + size)));
+    collect(decoder.end());
+    return { events, ms: performance.now() - started };
+  }
+
+  it('decodes a 5 MB line fed in 16-character pieces in bounded time', () => {
+    const payload = 'x'.repeat(5 * 1024 * 1024);
+    const { events, ms } = feedInPieces(new SseDecoder(), `data: ${payload}\n\n`, 16);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data.length).toBe(payload.length);
+    expect(events[0]?.data === payload).toBe(true);
+    // Linear: well under a second on an idle machine; the quadratic decoder needed hours. Generous for a busy one.
+    expect(ms).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('decodes a 1 MB line fed one character at a time in bounded time, with a CRLF split at its end', () => {
+    const payload = 'y'.repeat(1024 * 1024);
+    const { events, ms } = feedInPieces(
+      new SseDecoder(),
+      `event: big\r\ndata: ${payload}\r\n\r\ndata: after\r\n\r\n`,
+      1,
+    );
+    expect(events.map((event) => [event.event, event.data.length])).toEqual([
+      ['big', payload.length],
+      [undefined, 5],
+    ]);
+    expect(ms).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('decodes 400,000 LF-only events arriving in one piece in bounded time', () => {
+    // The quadratic decoder looked for a CR through the rest of the text after every line: about 25 s here.
+    const text = 'data: {"n":1}\n\n'.repeat(400_000);
+    const { events, ms } = feedInPieces(new SseDecoder(), text, text.length);
+    expect(events).toHaveLength(400_000);
+    expect(ms).toBeLessThan(5_000);
+  }, 60_000);
+
+  it('refuses a line longer than maxLineLength with a clear error, however it arrives', () => {
+    for (const size of [1, 7, 5_000]) {
+      const decoder = new SseDecoder({ maxLineLength: 1_000 });
+      expect(() => feedInPieces(decoder, `data: ${'z'.repeat(2_000)}\n\n`, size)).toThrow(
+        expect.objectContaining({
+          status: 502,
+          type: 'upstream_error',
+          code: 'upstream_event_too_large',
+          message: 'The upstream sent a server-sent event line longer than 1000 characters.',
+        }),
+      );
+    }
+  });
+
+  it('accepts a line exactly at maxLineLength, its line end not counted', () => {
+    const line = `data: ${'z'.repeat(994)}`;
+    expect(line.length).toBe(1_000);
+    for (const size of [1, 3, 1_002])
+      expect(feedInPieces(new SseDecoder({ maxLineLength: 1_000 }), `${line}\r\n\r\n`, size).events).toEqual([
+        event('z'.repeat(994)),
+      ]);
+  });
+
+  it('refuses an event whose data lines add up to more than maxLineLength', () => {
+    const decoder = new SseDecoder({ maxLineLength: 1_000 });
+    expect(() => decoder.push(`${'data: 0123456789\n'.repeat(100)}\n`)).toThrow(
+      expect.objectContaining({ code: 'upstream_event_too_large' }),
+    );
+    // Exactly at the limit: 100 lines of 9 characters and the 99 line breaks that join them.
+    const joined = new SseDecoder({ maxLineLength: 999 }).push(`${'data: 012345678\n'.repeat(100)}\n`);
+    expect(joined[0]?.data.length).toBe(999);
+  });
+
+  it('caps lines at 16 MiB by default', () => {
+    expect(defaultSseMaxLineLength).toBe(16 * 1024 * 1024);
+  });
+
+  it('gives the same events however a stream is cut (seeded random pieces)', () => {
+    const text = [
+      ': comment\r\n',
+      'event: message_start\r\nid: 1\r\ndata: {"type":"message_start"}\r\n\r\n',
+      `data: ${'long '.repeat(500)}\rdata: line two\r\r`,
+      'event: delta\ndata: {"text":"héllo 👋"}\n\n',
+      'data: [DONE]',
+    ].join('');
+    const whole = decodeWhole(text);
+    const next = seededRandom(20261201);
+    for (let round = 0; round < 200; round++) {
+      const pieces: string[] = [];
+      for (let offset = 0; offset < text.length;) {
+        // Mostly tiny pieces (empty ones included) on even rounds, larger ones on odd rounds.
+        const size = Math.floor(next() * (round % 2 === 0 ? 8 : 600));
+        pieces.push(text.slice(offset, offset + size));
+        offset += size;
+      }
+      expect(decodePieces(pieces)).toEqual(whole);
+    }
   });
 });

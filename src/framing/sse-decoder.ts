@@ -1,63 +1,126 @@
+import { GatewayError } from '../errors.ts';
 import type { ServerSentEvent } from './server-sent-event.ts';
+
+/** The longest line (and the most data of one event) an {@link SseDecoder} holds by default: 16 MiB of characters. */
+export const defaultSseMaxLineLength = 16 * 1024 * 1024;
+
+/** Options of an {@link SseDecoder}. */
+export interface SseDecoderOptions {
+  /**
+   * The most characters one line may have (its line end not counted), and the most one event's data may add up to
+   * (data lines and the line breaks joining them). Past it, `push` throws a 502 GatewayError with the code
+   * `upstream_event_too_large` instead of buffering without bound. Default {@link defaultSseMaxLineLength}.
+   */
+  maxLineLength?: number;
+}
+
+function eventTooLarge(limit: number): GatewayError {
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_event_too_large',
+    message: `The upstream sent a server-sent event line longer than ${limit} characters.`,
+  });
+}
+
+const lineFeed = 10;
 
 /**
  * An incremental Server-Sent Events parser following the WHATWG event-stream rules: fields `event`, `data`
  * (joined with "\n" when repeated), `id`; comment lines (`:`) ignored; CR, LF and CRLF line ends; an event is
  * dispatched on a blank line. Text may arrive split anywhere, including inside a CRLF pair.
+ *
+ * Linear in the text fed, however it is cut: each push scans only its own text (once: the next CR and LF positions
+ * are remembered, not searched for again after every line), and the start of a line split over many pushes is kept
+ * as a short list of pieces, merged pairwise as they grow (each character is copied a logarithmic number of times
+ * at most), instead of one string rescanned and re-concatenated on every push. Memory is bounded by
+ * `maxLineLength`.
  */
 export class SseDecoder {
-  private buffer = '';
+  /** The start of a line whose end has not arrived yet, as pieces whose lengths decrease at least twofold. */
+  private pendingPieces: string[] = [];
+  private pendingLength = 0;
   private dataLines: string[] = [];
+  /** Characters the current event's data will have once joined. */
+  private dataLength = 0;
   private eventName: string | undefined = undefined;
   private lastId: string | undefined = undefined;
   private pendingCarriageReturn = false;
+  private readonly maxLineLength: number;
 
-  /** Feeds decoded text; returns the events completed by it. */
+  constructor(options: SseDecoderOptions = {}) {
+    this.maxLineLength = options.maxLineLength ?? defaultSseMaxLineLength;
+  }
+
+  /** Feeds decoded text; returns the events completed by it. Throws when a line or an event grows past the cap. */
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
     // An empty chunk must not clear a pending CR: the LF of a split CRLF may still follow.
     if (text.length === 0) return events;
-    let input = text;
+    let start = 0;
     if (this.pendingCarriageReturn) {
       this.pendingCarriageReturn = false;
-      if (input.startsWith('\n')) input = input.slice(1);
+      if (text.charCodeAt(0) === lineFeed) start = 1;
     }
-    this.buffer += input;
-    let start = 0;
-    const buffer = this.buffer;
+    const length = text.length;
+    // The next LF and CR at or after `start`; -1 once there is none left in this text.
+    let nextLineFeed = text.indexOf('\n', start);
+    let nextCarriageReturn = text.indexOf('\r', start);
     for (;;) {
-      const lineFeed = buffer.indexOf('\n', start);
-      const carriageReturn = buffer.indexOf('\r', start);
+      if (nextLineFeed !== -1 && nextLineFeed < start) nextLineFeed = text.indexOf('\n', start);
+      if (nextCarriageReturn !== -1 && nextCarriageReturn < start) nextCarriageReturn = text.indexOf('\r', start);
       let end: number;
       let next: number;
-      if (carriageReturn !== -1 && (lineFeed === -1 || carriageReturn < lineFeed)) {
-        end = carriageReturn;
-        if (carriageReturn + 1 === buffer.length) {
+      if (nextCarriageReturn !== -1 && (nextLineFeed === -1 || nextCarriageReturn < nextLineFeed)) {
+        end = nextCarriageReturn;
+        if (end + 1 === length) {
           this.pendingCarriageReturn = true;
-          next = carriageReturn + 1;
+          next = end + 1;
         } else {
-          next = buffer[carriageReturn + 1] === '\n' ? carriageReturn + 2 : carriageReturn + 1;
+          next = text.charCodeAt(end + 1) === lineFeed ? end + 2 : end + 1;
         }
-      } else if (lineFeed !== -1) {
-        end = lineFeed;
-        next = lineFeed + 1;
+      } else if (nextLineFeed !== -1) {
+        end = nextLineFeed;
+        next = end + 1;
       } else {
         break;
       }
-      this.processLine(buffer.slice(start, end), events);
+      if (this.pendingLength + end - start > this.maxLineLength) throw eventTooLarge(this.maxLineLength);
+      this.processLine(this.takeLine(text.slice(start, end)), events);
       start = next;
     }
-    this.buffer = start === 0 ? buffer : buffer.slice(start);
+    if (start < length) this.appendPending(start === 0 ? text : text.slice(start));
     return events;
+  }
+
+  /** Keeps the start of an unfinished line, merging pieces so that there are never more than about log2(n) of them. */
+  private appendPending(piece: string): void {
+    this.pendingLength += piece.length;
+    if (this.pendingLength > this.maxLineLength) throw eventTooLarge(this.maxLineLength);
+    const pieces = this.pendingPieces;
+    pieces.push(piece);
+    // Like a binary counter: a piece no longer than the one after it is merged with it, so piece lengths keep
+    // decreasing at least twofold along the list, and a character takes part in O(log n) merges.
+    while (pieces.length > 1 && pieces[pieces.length - 2]!.length <= pieces[pieces.length - 1]!.length) {
+      const last = pieces.pop()!;
+      pieces[pieces.length - 1] = [pieces[pieces.length - 1], last].join('');
+    }
+  }
+
+  /** The pending start of a line followed by `rest`; empties the pending pieces. */
+  private takeLine(rest: string): string {
+    if (this.pendingPieces.length === 0) return rest;
+    this.pendingPieces.push(rest);
+    const line = this.pendingPieces.join('');
+    this.pendingPieces = [];
+    this.pendingLength = 0;
+    return line;
   }
 
   /** Ends the stream: a final event without its blank line is still dispatched, as upstreams often omit it. */
   end(): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
-    if (this.buffer.length > 0) {
-      this.processLine(this.buffer, events);
-      this.buffer = '';
-    }
+    if (this.pendingLength > 0) this.processLine(this.takeLine(''), events);
     this.dispatch(events);
     return events;
   }
@@ -74,6 +137,8 @@ export class SseDecoder {
     if (value.charCodeAt(0) === 32 /* ' ' */) value = value.slice(1);
     switch (field) {
       case 'data':
+        this.dataLength += (this.dataLines.length > 0 ? 1 : 0) + value.length;
+        if (this.dataLength > this.maxLineLength) throw eventTooLarge(this.maxLineLength);
         this.dataLines.push(value);
         break;
       case 'event':
@@ -95,14 +160,15 @@ export class SseDecoder {
     const data = this.dataLines.length === 1 ? (this.dataLines[0] as string) : this.dataLines.join('\n');
     events.push({ event: this.eventName, data, id: this.lastId });
     this.dataLines = [];
+    this.dataLength = 0;
     this.eventName = undefined;
   }
 }
 
 /** A TransformStream from upstream bytes to decoded Server-Sent Events. */
-export function createSseDecoderStream(): TransformStream<Uint8Array, ServerSentEvent> {
+export function createSseDecoderStream(options: SseDecoderOptions = {}): TransformStream<Uint8Array, ServerSentEvent> {
   const textDecoder = new TextDecoder();
-  const decoder = new SseDecoder();
+  const decoder = new SseDecoder(options);
   return new TransformStream<Uint8Array, ServerSentEvent>({
     transform(chunk, controller) {
       for (const event of decoder.push(textDecoder.decode(chunk, { stream: true }))) controller.enqueue(event);

@@ -53,7 +53,7 @@ export function createChatCompletionsHandler(dependencies: RouteDependencies) {
     const request = c.req.raw;
     const auth = await authenticateRequest(dependencies, request, record);
     const measured = { textLength: 0 };
-    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes, measured);
+    const body = await readJsonObjectBody(request, dependencies, measured);
     const chat = validateOpenAIChatRequest(body);
     record.stream = chat.stream === true;
     record.estimatedInputTokens = estimateTokensFromText(measured.textLength);

@@ -211,6 +211,23 @@ describe('an upstream that does not end well', () => {
     expect(JSON.parse(events.at(-1) as string)).toMatchObject({ error: { code: 'upstream_stream_incomplete' } });
   });
 
+  it('ends a stream whose event is too large to hold with an error event, not a torn connection', async () => {
+    const failures: unknown[] = [];
+    const head = `${fixture.split('\n\n')[0] as string}\n\n`;
+    const huge = `data: {"choices":[{"delta":{"content":"${'x'.repeat(4_000)}"}}]}\n\n`;
+    const stream = source(byteChunks(head + huge, 512)).pipeThrough(
+      createOpenAIPassthroughStream({
+        clientWantsUsage: false,
+        providerName: 'groq',
+        maxEventLength: 1_000,
+        onEnd: (_usage, failure) => failures.push(failure),
+      }),
+    );
+    const events = dataOf(await new Response(stream).text());
+    expect(JSON.parse(events.at(-1) as string)).toMatchObject({ error: { code: 'upstream_event_too_large' } });
+    expect(failures[0]).toMatchObject({ status: 502, provider: 'groq' });
+  });
+
   it('ignores anything an upstream sends after [DONE]', async () => {
     const { output, failures } = await relay(`${fixture}data: {"choices":[{"delta":{"content":"late"}}]}\n\n`);
     expect(output).not.toContain('late');

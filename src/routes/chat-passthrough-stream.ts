@@ -1,10 +1,11 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
-import { GatewayError, openAIErrorBody } from '../errors.ts';
+import { GatewayError, openAIErrorBody, toGatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import { SseDecoder } from '../framing/sse-decoder.ts';
 import type { ServerSentEvent } from '../framing/server-sent-event.ts';
 import { noSecretRedactor, type SecretRedactor } from '../security/secret-redactor.ts';
+import { sanitizedUpstreamError } from './call-upstream.ts';
 import { once, type CancellableTransformer, type StreamEnd } from './stream-response.ts';
 
 const textEncoder = new TextEncoder();
@@ -27,6 +28,8 @@ export interface OpenAIPassthroughOptions {
   providerName: string;
   /** Applied to error events the upstream sends, which may quote the gateway's key. */
   redactor?: SecretRedactor;
+  /** The longest event (line or data) held before the stream ends with an error; default the decoder's 16 MiB. */
+  maxEventLength?: number;
   onEnd: StreamEnd;
 }
 
@@ -68,7 +71,7 @@ export function createOpenAIPassthroughTransformer(
 ): CancellableTransformer<Uint8Array, Uint8Array> {
   const { clientWantsUsage, providerName } = options;
   const redactor = options.redactor ?? noSecretRedactor;
-  const decoder = new SseDecoder();
+  const decoder = new SseDecoder(options.maxEventLength === undefined ? {} : { maxLineLength: options.maxEventLength });
   const textDecoder = new TextDecoder();
   let usage: CanonicalUsage | undefined;
   let done = false;
@@ -106,7 +109,17 @@ export function createOpenAIPassthroughTransformer(
 
   const transformer: CancellableTransformer<Uint8Array, Uint8Array> = {
     transform(chunk, controller) {
-      const output = render(decoder.push(textDecoder.decode(chunk, { stream: true })));
+      let output: string;
+      try {
+        output = render(decoder.push(textDecoder.decode(chunk, { stream: true })));
+      } catch (error) {
+        // An event too large to hold (the decoder's cap): end with the error event, as a broken stream would.
+        failure = sanitizedUpstreamError(toGatewayError(error), providerName, redactor);
+        controller.enqueue(textEncoder.encode(`data: ${JSON.stringify(openAIErrorBody(failure))}\n\n`));
+        controller.terminate();
+        finish();
+        return;
+      }
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
     },
     flush(controller) {

@@ -22,7 +22,7 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
     const request = c.req.raw;
     const auth = await authenticateRequest(dependencies, request, record);
     const measured = { textLength: 0 };
-    const body = await readJsonObjectBody(request, dependencies.bodyLimitBytes, measured);
+    const body = await readJsonObjectBody(request, dependencies, measured);
     record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
     const result = openAIEmbeddingsRequestSchema.safeParse(body);
     if (!result.success) {

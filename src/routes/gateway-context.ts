@@ -3,6 +3,8 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { GatewayServices } from '../services.ts';
+import type { JsonLimits } from '../framing/json-limits.ts';
+import type { UsageSanity } from '../usage/usage-sanity.ts';
 import type { GatewayAccounting } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -22,8 +24,12 @@ export interface RouteDependencies {
   bodyLimitBytes: number;
   /** Removes the gateway's own secrets from upstream messages before a client or a log line sees them. */
   redactor: SecretRedactor;
+  /** Depth and item bounds of JSON request bodies. */
+  jsonLimits: JsonLimits;
   /** Unix seconds when the gateway started (the `created` of /v1/models entries). */
   startedAtSeconds: number;
+  /** Validates and clamps the usage upstreams report, before anything accounts it. */
+  usageSanity: UsageSanity;
   /** Limits, budgets and the usage ledger (all optional). */
   accounting: GatewayAccounting;
 }

@@ -1,5 +1,14 @@
 import { GatewayError, invalidRequest } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
+import { defaultJsonLimits, findJsonLimitViolation, jsonLimitError, type JsonLimits } from '../framing/json-limits.ts';
+
+/** What {@link readJsonObjectBody} enforces: the body's size, and the shape of its JSON. */
+export interface RequestBodyLimits {
+  /** Largest body in bytes. */
+  bodyLimitBytes: number;
+  /** Depth and per-container item bounds (default {@link defaultJsonLimits}). */
+  jsonLimits?: JsonLimits;
+}
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError({
@@ -36,13 +45,18 @@ async function readLimitedText(request: Request, limit: number): Promise<string>
 
 /**
  * Reads a request body as a JSON object, enforcing the size limit before buffering when `content-length` is sent
- * and while reading when it is not. Empty, malformed or non-object bodies get a 400 in the client's envelope.
+ * and while reading when it is not. Empty, malformed or non-object bodies get a 400 in the client's envelope, and
+ * so does JSON nested deeper or holding more items per array or object than `limits.jsonLimits` allows (checked on
+ * the text in one linear pass before it is parsed, so nothing downstream, neither validation nor re-serialising,
+ * ever sees unbounded depth). `limits` may be just the byte limit, with the default JSON limits.
  */
 export async function readJsonObjectBody(
   request: Request,
-  limit: number,
+  limits: number | RequestBodyLimits,
   measured?: { textLength: number },
 ): Promise<Record<string, unknown>> {
+  const limit = typeof limits === 'number' ? limits : limits.bodyLimitBytes;
+  const jsonLimits = (typeof limits === 'number' ? undefined : limits.jsonLimits) ?? defaultJsonLimits;
   let text: string;
   try {
     text = await readLimitedText(request, limit);
@@ -54,6 +68,8 @@ export async function readJsonObjectBody(
   if (measured !== undefined) measured.textLength = text.length;
   if (text.trim().length === 0)
     throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json');
+  const violation = findJsonLimitViolation(text, jsonLimits);
+  if (violation !== undefined) throw jsonLimitError(violation);
   const parsed = parseJson(text);
   if (!parsed.ok) {
     throw invalidRequest(

@@ -95,6 +95,17 @@ function tokenCount(value: number | undefined): number {
  * settlement with real usage, the key's spend, and one usage event for the ledger. Memory operations only.
  */
 export function finishRequest(dependencies: RouteDependencies, record: RequestRecord, status: number): void {
+  // Upstream usage is validated and clamped once, here, before metrics, limits, budgets and the ledger see it.
+  const adjustment =
+    record.usage === undefined
+      ? undefined
+      : dependencies.usageSanity.check(record.usage, {
+          requestId: record.requestId,
+          provider: record.provider,
+          deployment: record.deployment?.id,
+          upstreamModel: record.deployment?.target.model,
+        });
+  if (adjustment !== undefined) record.usage = adjustment.usage;
   const observation = observationOf(dependencies, record, status);
   dependencies.services.metrics.requestFinished(observation);
   const auth = record.auth;
@@ -130,7 +141,14 @@ export function finishRequest(dependencies: RouteDependencies, record: RequestRe
     outputTokens: tokenCount(usage.outputTokens),
     cachedInputTokens: tokenCount(usage.cachedInputTokens),
     reasoningTokens: tokenCount(usage.reasoningTokens),
-    usageSource: reported !== undefined ? 'provider' : estimated ? 'estimate' : 'none',
+    usageSource:
+      adjustment !== undefined
+        ? 'provider-adjusted'
+        : reported !== undefined
+          ? 'provider'
+          : estimated
+            ? 'estimate'
+            : 'none',
     costUsd,
     status,
     stream: record.stream,

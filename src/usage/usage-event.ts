@@ -1,5 +1,8 @@
-/** Where a usage event's token counts came from. */
-export type UsageSource = 'provider' | 'estimate' | 'none';
+/**
+ * Where a usage event's token counts came from: the provider, the provider with counts clamped because they were
+ * out of bounds (see sanitiseUsage), the gateway's estimate from the request size, or nowhere.
+ */
+export type UsageSource = 'provider' | 'provider-adjusted' | 'estimate' | 'none';
 
 /**
  * One row of the usage ledger: exactly one per request that reached routing, keyed by `requestId` (writes are

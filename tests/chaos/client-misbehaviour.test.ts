@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
 import { chaosMasterKey, isLive } from './chaos-client.ts';
-import { hostileEnvironment, hostileGatewayConfig, startHostileUpstream, type HostileUpstream } from './hostile-upstream.ts';
+import {
+  hostileEnvironment,
+  hostileGatewayConfig,
+  startHostileUpstream,
+  type HostileUpstream,
+} from './hostile-upstream.ts';
 
 interface Answer {
   status: number;

@@ -146,7 +146,8 @@ function absurdUsage(dialect: Dialect, stream: boolean): string {
     const text = streamOf(dialect, 3);
     return dialect === 'openai'
       ? text.replace(
-          /"usage":\{[^}]*\}/,
+          // The whole usage object, with its nested `*_tokens_details` objects.
+          /"usage":\{(?:[^{}]|\{[^{}]*\})*\}/,
           '"usage":{"prompt_tokens":1e300,"completion_tokens":1e300,"total_tokens":1e300}',
         )
       : text
