@@ -107,7 +107,7 @@ describe('findJsonLimitViolation', () => {
 
   it('refuses 100,000 levels and 2 million items in bounded time, without recursion', () => {
     const started = performance.now();
-    expect(check(nestedArrays(100_000), defaultJsonLimits)?.param).toBe(Array(128).fill('[0]').join('.'));
+    expect(check(nestedArrays(100_000), defaultJsonLimits)?.param).toBe('[0].[0].[0].[0].[0].[0].….[0].[0]');
     expect(check(`{"messages":[${'1,'.repeat(2_000_000)}1]}`, defaultJsonLimits)).toEqual({
       kind: 'elements',
       container: 'array',

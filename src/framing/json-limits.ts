@@ -186,10 +186,30 @@ function locateViolation(
   return { kind, container, param: formatPath(path), limit };
 }
 
-/** A path in OpenAI `param` notation, as `formatIssuePath` (src/validation) writes zod's: `messages.[0].content`. */
+/** Path segments shown at either end of a long path, and the longest key shown: a `param` stays short. */
+const shownLeadingSegments = 6;
+const shownTrailingSegments = 2;
+const longestShownKey = 64;
+
+/**
+ * A path in OpenAI `param` notation, as `formatIssuePath` (src/validation) writes zod's: `messages.[0].content`. A
+ * client chooses the keys and the depth, so the path is kept short: keys over 64 characters are cut, and a path
+ * deeper than 8 segments keeps its first 6 and last 2 around `…` (`metadata.note.[0].[0].[0].[0].….[0].[0]`).
+ */
 function formatPath(path: readonly (string | number)[]): string | null {
   if (path.length === 0) return null;
-  return path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : segment)).join('.');
+  const segment = (value: string | number): string =>
+    typeof value === 'number'
+      ? `[${value}]`
+      : value.length > longestShownKey
+        ? `${value.slice(0, longestShownKey)}…`
+        : value;
+  if (path.length <= shownLeadingSegments + shownTrailingSegments) return path.map(segment).join('.');
+  return [
+    ...path.slice(0, shownLeadingSegments).map(segment),
+    '…',
+    ...path.slice(-shownTrailingSegments).map(segment),
+  ].join('.');
 }
 
 /**

@@ -127,7 +127,14 @@ const bodyCases = (method: 'POST' | 'PATCH', path: string): HostileCase[] => [
     400,
     'metadata',
   ],
-  [`${method} deeply nested JSON`, method, path, `{"name":"x","metadata":{"note":${'['.repeat(100_000)}`, 400, null],
+  [
+    `${method} deeply nested JSON`,
+    method,
+    path,
+    `{"name":"x","metadata":{"note":${'['.repeat(100_000)}`,
+    400,
+    'metadata.note.[0].[0].[0].[0].….[0].[0]',
+  ],
   [
     `${method} a model group with NUL`,
     method,

@@ -91,12 +91,11 @@ describe('the full gateway on Cloudflare Workers (workerd): keys, limits, budget
     database = await createEmptyTestDatabase();
     persistDirectory = mkdtempSync(join(tmpdir(), 'torii-e2e-workerd-state-'));
     const options = { mockUrl: mock.url, databaseUrl: database.url, persistDirectory };
-    const started = await Promise.allSettled([
-      startWorkerdAccountingGateway(options),
-      startWorkerdAccountingGateway({ ...options, environment: { TORII_RATE_LIMIT_MODE: 'strict' } }),
-    ]);
-    running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    for (const result of started) if (result.status === 'rejected') throw result.reason;
+    // One after the other: both open the same local state (KV, Durable Objects, the queue) in SQLite, and two workerd
+    // processes opening it at the same moment can fail with SQLITE_BUSY. The database is first used by the tests'
+    // requests, so the two still migrate it concurrently.
+    running = [await startWorkerdAccountingGateway(options)];
+    running.push(await startWorkerdAccountingGateway({ ...options, environment: { TORII_RATE_LIMIT_MODE: 'strict' } }));
     [instanceA, instanceB] = running as [RunningGateway, RunningGateway];
   });
 
