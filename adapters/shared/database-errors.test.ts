@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invalidRequest } from '../../src/errors.ts';
 import { guardDatabaseMethods, redactDatabaseError } from './database-errors.ts';
 
 describe('redactDatabaseError', () => {
@@ -40,6 +41,16 @@ describe('redactDatabaseError', () => {
       expect(String(error.stack)).not.toContain(marker);
       expect(error.cause).toBeUndefined();
     }
+  });
+
+  it("lets a store's own refusal of its input through as the GatewayError it is", async () => {
+    const refusal = invalidRequest('The cursor is not one this API returned.', 'cursor', 'invalid_cursor');
+    const store = guardDatabaseMethods({
+      list: async () => {
+        throw refusal;
+      },
+    });
+    await expect(store.list()).rejects.toBe(refusal);
   });
 
   it('keeps a system error, drops a bare Drizzle wrapper', () => {

@@ -1,3 +1,5 @@
+import { isGatewayError } from '../../src/errors.ts';
+
 /**
  * Database errors as they may be logged. Drivers put the statement's parameters into their errors: Drizzle's
  * `DrizzleQueryError` message ends with `params: <every parameter>`, postgres-js and PGlite attach `parameters` /
@@ -79,7 +81,7 @@ export function redactDatabaseError(error: unknown): DatabaseOperationError {
 }
 
 /**
- * Wraps every method of a store so what it throws is redacted ({@link redactDatabaseError}) and, for the methods
+ * Wraps every method of a store so what it throws (a GatewayError excepted) is redacted ({@link redactDatabaseError}) and, for the methods
  * listed in `writes`, runs `beforeWrite` first (the PGlite disk reserve check).
  *
  * @example
@@ -104,6 +106,8 @@ export function guardDatabaseMethods<Store extends object>(
         if (check !== undefined) await check();
         return await call(...parameters);
       } catch (error) {
+        // A store's own refusal of its input (an invalid cursor: a 400) is the client's answer, not a database failure.
+        if (isGatewayError(error)) throw error;
         throw redactDatabaseError(error);
       }
     };
