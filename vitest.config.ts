@@ -10,6 +10,9 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // Most files wait on child processes and servers (gateways, Postgres, workerd, Deno), not on this process's CPU:
+    // three at once keep a 2-core machine busy. (Vitest's default is one file at a time below 3 cores.)
+    maxWorkers: 3,
     projects: [
       {
         test: {
