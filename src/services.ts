@@ -30,6 +30,8 @@ export interface UpstreamResponse {
   readonly status: number;
   readonly ok: boolean;
   readonly headers: Headers;
+  /** The `content-type` header, or null; read on every answer, so clients may serve it without building `headers`. */
+  readonly contentType: string | null;
   /**
    * The body as a stream, read with backpressure: the client reads from the upstream only as fast as this stream is
    * read, so nothing is buffered whole. Cancelling it aborts the upstream call.

@@ -59,6 +59,12 @@ export class UndiciDispatchResponse implements UpstreamResponse {
     this.#bodyTimeoutMs = bodyTimeoutMs;
   }
 
+  get contentType(): string | null {
+    const value = this.#rawHeaders['content-type'];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
   get headers(): Headers {
     if (this.#headers === undefined) {
       const headers = new Headers();

@@ -111,7 +111,7 @@ async function requireEventStream(
   deployment: ResolvedDeployment,
   record: RequestRecord,
 ): Promise<ReadableStream<Uint8Array>> {
-  const contentType = response.headers.get('content-type') ?? '';
+  const contentType = response.contentType ?? '';
   if (response.body !== null && !/json|html/i.test(contentType)) return response.body;
   const text = await readUpstreamText(response, dependencies, deployment, record);
   const check = checkOpenAIAnswer(text);

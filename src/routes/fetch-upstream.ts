@@ -26,6 +26,10 @@ class FetchUpstreamResponse implements UpstreamResponse {
     return this.#response.body;
   }
 
+  get contentType(): string | null {
+    return this.headers.get('content-type');
+  }
+
   async text(maxBytes: number): Promise<string> {
     const body = this.#response.body;
     if (body === null) return '';

@@ -56,19 +56,6 @@ export function transformBody(
       void reader.cancel(idleFailure).catch(() => undefined);
     } else idleTimer = setTimeout(checkIdle, idleTimeoutMs - silent);
   };
-  const read = async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
-    if (idleTimeoutMs === undefined) return await reader.read();
-    waitingSince = now();
-    idleTimer ??= setTimeout(checkIdle, idleTimeoutMs);
-    try {
-      const result = await reader.read();
-      // A read cut short by the idle timeout resolves as done; it is a failure.
-      if (idleFailure !== undefined) throw idleFailure;
-      return result;
-    } finally {
-      waitingSince = -1;
-    }
-  };
   const stopWatching = (): void => {
     clearTimeout(idleTimer);
     idleTimer = undefined;
@@ -92,8 +79,16 @@ export function transformBody(
       while (pending.length === 0 && !terminated) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
-          result = await read();
+          if (idleTimeoutMs !== undefined) {
+            waitingSince = now();
+            idleTimer ??= setTimeout(checkIdle, idleTimeoutMs);
+          }
+          result = await reader.read();
+          waitingSince = -1;
+          // A read cut short by the idle timeout resolves as done; it is a failure.
+          if (idleFailure !== undefined) throw idleFailure;
         } catch (error) {
+          waitingSince = -1;
           // The upstream connection broke mid-stream or went silent: end the client's stream with an error event in
           // its dialect (when the caller can render one) instead of a torn connection, and settle the transformer.
           transformer.cancel?.(error);
