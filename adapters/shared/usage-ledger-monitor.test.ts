@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageQueueStats } from '../../src/usage/usage-queue.ts';
+import { emptyUsageQueueStats } from '../../src/usage/usage-queue-options.ts';
 import { recordingLogger } from '../../tests/support/recording-logger.ts';
 import { startUsageLedgerMonitor } from './usage-ledger-monitor.ts';
 import type { UsageSpillHealth } from './usage-spill-files.ts';
 
-function baseStats(): UsageQueueStats {
-  return {
-    queued: 0,
-    spilling: 0,
-    written: 0,
-    replayed: 0,
-    failedWrites: 0,
-    consecutiveFailedWrites: 0,
-    spilled: 0,
-    dropped: 0,
-    lastError: null,
-    lastWriteError: null,
-    lastSpillError: null,
-  };
-}
+const baseStats = (): UsageQueueStats => emptyUsageQueueStats();
 
 function setUp() {
   const stats = baseStats();

@@ -55,6 +55,23 @@ export interface UsageQueueStats {
   lastSpillError: { message: string; at: number } | null;
 }
 
+/** Stats of a queue that has seen nothing yet. */
+export function emptyUsageQueueStats(): UsageQueueStats {
+  return {
+    queued: 0,
+    spilling: 0,
+    written: 0,
+    replayed: 0,
+    failedWrites: 0,
+    consecutiveFailedWrites: 0,
+    spilled: 0,
+    dropped: 0,
+    lastError: null,
+    lastWriteError: null,
+    lastSpillError: null,
+  };
+}
+
 /** What one {@link UsageQueue.flush} did. */
 export interface UsageQueueFlushResult {
   /** Events written to the sink during the flush. */

@@ -1,5 +1,10 @@
 import { defaultRetryBackoff, retryDelayMs, type RetryBackoff } from './usage-queue-backoff.ts';
-import type { UsageQueue, UsageQueueFlushResult, UsageQueueOptions, UsageQueueStats } from './usage-queue-options.ts';
+import {
+  emptyUsageQueueStats,
+  type UsageQueue,
+  type UsageQueueFlushResult,
+  type UsageQueueOptions,
+} from './usage-queue-options.ts';
 import { platformTimers } from './usage-queue-timers.ts';
 import type { UsageEvent } from './usage-event.ts';
 
@@ -59,19 +64,7 @@ export function createUsageQueue(options: UsageQueueOptions): UsageQueue {
   let spillAppends = 0;
   let spillMayHaveEvents = spill !== undefined;
   let drainedWaiters: (() => void)[] = [];
-  const stats: UsageQueueStats = {
-    queued: 0,
-    spilling: 0,
-    written: 0,
-    replayed: 0,
-    failedWrites: 0,
-    consecutiveFailedWrites: 0,
-    spilled: 0,
-    dropped: 0,
-    lastError: null,
-    lastWriteError: null,
-    lastSpillError: null,
-  };
+  const stats = emptyUsageQueueStats();
 
   function noteError(error: unknown, kind?: 'write' | 'spill'): void {
     const noted = { message: error instanceof Error ? error.message : String(error), at: now() };

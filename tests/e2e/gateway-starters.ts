@@ -45,6 +45,35 @@ export const nodeClusterRuntime: GatewayRuntime = {
   },
 };
 
+/**
+ * The arguments of `wrangler dev --local` on loopback: its own devtools port (two instances started at once would both
+ * pick the default 9229), the variables from `environmentFile`, local state in `persistDirectory`.
+ */
+export function wranglerDevArguments(options: {
+  port: number;
+  inspectorPort: number;
+  environmentFile: string;
+  persistDirectory: string;
+  configPath?: string;
+}): string[] {
+  return [
+    'dev',
+    ...(options.configPath === undefined ? [] : ['--config', options.configPath]),
+    '--local',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--inspector-port',
+    String(options.inspectorPort),
+    '--env-file',
+    options.environmentFile,
+    '--persist-to',
+    options.persistDirectory,
+    '--show-interactive-dev-session=false',
+  ];
+}
+
 /** The Worker entry on the real workerd runtime, through `wrangler dev` (local mode, platform fetch upstream). */
 export const workerdRuntime: GatewayRuntime = {
   name: 'Cloudflare Workers (workerd via wrangler dev)',
@@ -60,19 +89,7 @@ export const workerdRuntime: GatewayRuntime = {
     return await spawnGateway(
       'node_modules/.bin/wrangler',
       [
-        'dev',
-        '--local',
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--inspector-port',
-        String(inspectorPort),
-        '--env-file',
-        environmentFile,
-        '--persist-to',
-        join(directory, 'state'),
-        '--show-interactive-dev-session=false',
+        ...wranglerDevArguments({ port, inspectorPort, environmentFile, persistDirectory: join(directory, 'state') }),
         '--log-level',
         'warn',
       ],

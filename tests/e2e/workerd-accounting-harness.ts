@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { mockUpstreamApiKey } from '../mock-upstream/mock-upstream.ts';
 import { accountingGatewayConfig, accountingMasterKey } from './accounting-harness.ts';
 import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
+import { wranglerDevArguments } from './gateway-starters.ts';
 
 /** The test Wrangler config: the Worker with KV, the Durable Object, Hyperdrive and the usage Queue. */
 const configPath = fileURLToPath(new URL('./workerd-accounting.wrangler.toml', import.meta.url));
@@ -55,23 +56,13 @@ export async function startWorkerdAccountingGateway(options: WorkerdAccountingOp
   const inspectorPort = await freePort();
   return await spawnGateway(
     'node_modules/.bin/wrangler',
-    [
-      'dev',
-      '--config',
-      configPath,
-      '--local',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--inspector-port',
-      String(inspectorPort),
-      '--env-file',
+    wranglerDevArguments({
+      port,
+      inspectorPort,
       environmentFile,
-      '--persist-to',
-      options.persistDirectory,
-      '--show-interactive-dev-session=false',
-    ],
+      persistDirectory: options.persistDirectory,
+      configPath,
+    }),
     {
       env: {
         WRANGLER_SEND_METRICS: 'false',
