@@ -25,7 +25,7 @@ export function resolveDeployment(
       type: 'permission_error',
       code: 'model_not_allowed',
       param: 'model',
-      message: `This key may not use the model \`${model}\`.`,
+      message: `This key may not use the model ${quotedModel(model)}.`,
     });
   }
   record.modelGroup = model;
@@ -38,10 +38,22 @@ export function resolveDeployment(
       type: 'invalid_request_error',
       code: 'unsupported_operation',
       param: 'model',
-      message: `The model \`${model}\` is served by ${deployment.target.providerName}, which does not support ${operation}.`,
+      message: `The model ${quotedModel(model)} is served by ${deployment.target.providerName}, which does not support ${operation}.`,
     });
   }
   return deployment;
+}
+
+/** The longest model name an error message repeats whole; a longer one (anything a client sends) is cut. */
+export const maxQuotedModelLength = 256;
+
+/**
+ * A client-sent model name in backticks for an error message, cut to {@link maxQuotedModelLength} characters with its
+ * full length noted, so a multi-megabyte name is not echoed back (or logged) whole.
+ */
+export function quotedModel(model: string): string {
+  if (model.length <= maxQuotedModelLength) return `\`${model}\``;
+  return `\`${model.slice(0, maxQuotedModelLength)}…\` (${model.length} characters)`;
 }
 
 /** OpenAI's 404 for a model that does not exist (or that the caller may not see). */
@@ -51,6 +63,6 @@ export function modelNotFound(model: string): GatewayError {
     type: 'invalid_request_error',
     code: 'model_not_found',
     param: 'model',
-    message: `The model \`${model}\` does not exist or you do not have access to it.`,
+    message: `The model ${quotedModel(model)} does not exist or you do not have access to it.`,
   });
 }

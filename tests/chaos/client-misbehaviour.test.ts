@@ -114,6 +114,19 @@ describe.each(gatewayRuntimes)('a misbehaving client on $name', (runtime) => {
     expect(answer.body.error?.message.length).toBeGreaterThan(0);
   });
 
+  it('does not echo a 2 MB model name back: the 404 quotes its first 256 characters and its length', async () => {
+    const name = `openai/${'x'.repeat(2_000_000)}`;
+    const answer = await post(
+      gateway,
+      '/v1/chat/completions',
+      `{"model":"${name}","messages":[{"role":"user","content":"hi"}]}`,
+    );
+    expect(answer.status).toBe(404);
+    expect(answer.body.error?.code).toBe('model_not_found');
+    expect(answer.body.error?.message.length).toBeLessThan(400);
+    expect(answer.body.error?.message).toContain('(2000007 characters)');
+  });
+
   it('still serves an ordinary request after all of it', async () => {
     const answer = await post(gateway, '/v1/chat/completions', chatWithContent('"hi"'));
     expect(answer.status).toBe(200);
