@@ -4,7 +4,6 @@ import { renderOpenAIChatResponse } from '../dialects/openai-chat/openai-chat-re
 import { openAIChatToCanonical } from '../dialects/openai-chat/openai-chat-to-canonical.ts';
 import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
 import { invalidRequest, isGatewayError } from '../errors.ts';
-import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
@@ -17,6 +16,7 @@ import {
   invalidUpstreamAnswer,
   jsonResponse,
   openAIStreamBreakEvent,
+  parseUpstreamAnswer,
 } from './gateway-responses.ts';
 import { createOpenAIPassthroughTransformer } from './chat-passthrough-stream.ts';
 import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
@@ -186,9 +186,8 @@ async function translateChat(
     return eventStreamResponse(dependencies, record, stream);
   }
   const text = await readUpstreamText(response, dependencies, deployment, record);
-  const parsed = parseJson(text);
-  if (!parsed.ok) throw invalidUpstreamAnswer(target.providerName, `it is not JSON (${parsed.error})`);
-  const canonicalResponse = translator.parseChatResponse(parsed.value);
+  const answer = parseUpstreamAnswer(text, target.providerName, dependencies.jsonLimits);
+  const canonicalResponse = translator.parseChatResponse(answer);
   record.usage = canonicalResponse.usage;
   return jsonResponse(dependencies, record, JSON.stringify(renderOpenAIChatResponse(canonicalResponse)));
 }

@@ -4,11 +4,10 @@ import {
 } from '../dialects/openai-embeddings/openai-embeddings-convert.ts';
 import { openAIEmbeddingsRequestSchema } from '../dialects/openai-embeddings/openai-embeddings-request-schema.ts';
 import { invalidRequest } from '../errors.ts';
-import { parseJson } from '../framing/parse-json.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callDeployment, readUpstreamText } from './call-upstream.ts';
-import { checkedOpenAIAnswer, invalidUpstreamAnswer, jsonResponse } from './gateway-responses.ts';
+import { checkedOpenAIAnswer, jsonResponse, parseUpstreamAnswer } from './gateway-responses.ts';
 import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText } from './request-accounting.ts';
@@ -54,9 +53,8 @@ export function createEmbeddingsHandler(dependencies: RouteDependencies) {
       record.usage = checkedOpenAIAnswer(text, target.providerName, dependencies.redactor);
       return jsonResponse(dependencies, record, text);
     }
-    const parsed = parseJson(text);
-    if (!parsed.ok) throw invalidUpstreamAnswer(target.providerName, `it is not JSON (${parsed.error})`);
-    const canonical = translator.parseEmbeddingsResponse!(parsed.value);
+    const answer = parseUpstreamAnswer(text, target.providerName, dependencies.jsonLimits);
+    const canonical = translator.parseEmbeddingsResponse!(answer);
     record.usage = canonical.usage;
     return jsonResponse(dependencies, record, JSON.stringify(renderOpenAIEmbeddingsResponse(canonical)));
   };

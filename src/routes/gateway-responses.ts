@@ -1,6 +1,8 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
 import { GatewayError, openAIErrorBody } from '../errors.ts';
+import { findJsonLimitViolation, type JsonLimits } from '../framing/json-limits.ts';
+import { parseJson } from '../framing/parse-json.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
@@ -53,6 +55,27 @@ export function checkedOpenAIAnswer(
   if (check.ok) return check.usage;
   const upstreamMessage = check.errorMessage === undefined ? '' : ` (${redactor.redact(check.errorMessage)})`;
   throw invalidUpstreamAnswer(provider, `${check.reason}${upstreamMessage}`);
+}
+
+/**
+ * Parses an upstream answer that is about to be translated, held to the same nesting and size bounds as client
+ * bodies: translation walks and re-serialises it (a tool call's `input` becomes `arguments` text), and a hostile
+ * upstream nesting 100,000 levels deep would overflow the stack there. Anything out of bounds, or not JSON, is a 502.
+ */
+export function parseUpstreamAnswer(text: string, provider: string, limits: JsonLimits): unknown {
+  const violation = findJsonLimitViolation(text, limits);
+  if (violation !== undefined) {
+    const where = violation.param === null ? 'the document' : `'${violation.param}'`;
+    throw invalidUpstreamAnswer(
+      provider,
+      violation.kind === 'depth'
+        ? `its JSON nests deeper than ${violation.limit} levels at ${where}`
+        : `its JSON has more than ${violation.limit} items in one ${violation.container} at ${where}`,
+    );
+  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw invalidUpstreamAnswer(provider, `it is not JSON (${parsed.error})`);
+  return parsed.value;
 }
 
 const textEncoder = new TextEncoder();

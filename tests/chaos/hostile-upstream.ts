@@ -23,6 +23,7 @@ import { gzipSync } from 'node:zlib';
  * - `no-end`: a stream that ends cleanly but without its final event (`[DONE]` / `message_stop`);
  * - `disconnect:K`: a stream that sends K content deltas, then drops the connection;
  * - `absurd-usage`: a normal answer reporting 1e300 tokens;
+ * - `deep-json:N`: a 200 JSON answer whose tool call input (Anthropic) or an extra field (OpenAI) nests N levels deep;
  * - `echo-key:STATUS`: an error with STATUS whose message quotes the credential the gateway presented;
  * - `error:STATUS`: the provider's recorded error body with that status.
  */
@@ -159,6 +160,17 @@ function absurdUsage(dialect: Dialect, stream: boolean): string {
   return JSON.stringify(body).replaceAll('1e+300', '1e300');
 }
 
+/** A JSON answer carrying a value nested `depth` levels deep where a tool call's input (or an extra field) goes. */
+function deepJson(dialect: Dialect, depth: number): string {
+  const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const body = JSON.parse(jsonFixture(dialect, 'text.json')) as Record<string, unknown>;
+  if (dialect === 'anthropic') {
+    body.content = [{ type: 'tool_use', id: 'toolu_01', name: 'lookup', input: '__DEEP__' }];
+    body.stop_reason = 'tool_use';
+  } else body.extra = '__DEEP__';
+  return JSON.stringify(body).replace('"__DEEP__"', deep);
+}
+
 function errorBody(dialect: Dialect, status: number, message?: string): string {
   if (dialect === 'anthropic') {
     const type = status === 401 ? 'authentication_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
@@ -253,6 +265,8 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
         return;
       case 'absurd-usage':
         return stream ? sendStream(absurdUsage(dialect, true)) : sendJson(200, absurdUsage(dialect, false));
+      case 'deep-json':
+        return sendJson(200, deepJson(dialect, count));
       case 'echo-key':
         return sendJson(count, errorBody(dialect, count, `Invalid API key provided: ${presentedCredential(request)}`));
       case 'error':

@@ -24,6 +24,7 @@ const behaviours = [
   'json-for-stream',
   'no-end',
   'disconnect:5',
+  'deep-json:100000',
   'echo-key:401',
   'echo-key:403',
   'echo-key:500',
@@ -127,6 +128,14 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
       expect(answer.error.type).toBe('upstream_error');
     },
   );
+
+  it('answers a translated answer nested 100,000 levels deep with a 502, not a stack overflow', async () => {
+    const answer = await postChat(gateway, 'anthropic/deep-json:100000');
+    expect(answer.status).toBe(502);
+    expect(answer.error.code).toBe('upstream_invalid_response');
+    expect(answer.error.message).toMatch(/nests deeper than 128 levels/);
+    expect(await isLive(gateway)).toBe(true);
+  });
 
   it('keeps the upstream message of an error inside a 200', async () => {
     const answer = await postChat(gateway, 'openai/error-in-200');
