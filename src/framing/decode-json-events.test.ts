@@ -43,3 +43,23 @@ describe('decodeJsonEvent', () => {
     );
   });
 });
+
+describe('decodeJsonEvent limits', () => {
+  it('refuses an event nested deeper than the depth limit with a 502, and leaves short events unscanned', () => {
+    const deep = `${'['.repeat(200)}${']'.repeat(200)}`;
+    const error = thrown(() => decodeJsonEvent({ event: undefined, data: deep, id: undefined }, 'anthropic'));
+    expect(error.status).toBe(502);
+    expect(error.code).toBe('upstream_invalid_stream');
+    expect(error.message).toMatch(/nests deeper than 128 levels/);
+    const atLimit = `${'['.repeat(128)}${']'.repeat(128)}`;
+    expect(decodeJsonEvent({ event: undefined, data: atLimit, id: undefined }, 'anthropic')?.data).toBeDefined();
+  });
+
+  it('applies the limits it is given', () => {
+    const data = '{"a":[[[1]]]}';
+    const limits = { maxDepth: 3, maxElements: 10 };
+    expect(thrown(() => decodeJsonEvent({ event: undefined, data, id: undefined }, 'x', limits)).code).toBe(
+      'upstream_invalid_stream',
+    );
+  });
+});

@@ -24,6 +24,7 @@ import { gzipSync } from 'node:zlib';
  * - `disconnect:K`: a stream that sends K content deltas, then drops the connection;
  * - `absurd-usage`: a normal answer reporting 1e300 tokens;
  * - `deep-json:N`: a 200 JSON answer whose tool call input (Anthropic) or an extra field (OpenAI) nests N levels deep;
+ *   streamed (Anthropic only), a tool_use block whose `content_block_start` input does;
  * - `echo-key:STATUS`: an error with STATUS whose message quotes the credential the gateway presented;
  * - `error:STATUS`: the provider's recorded error body with that status.
  */
@@ -171,6 +172,20 @@ function deepJson(dialect: Dialect, depth: number): string {
   return JSON.stringify(body).replace('"__DEEP__"', deep);
 }
 
+/** An Anthropic stream whose one tool_use block starts with an `input` nested `depth` levels deep. */
+function deepToolStream(depth: number): string {
+  const messageStart = shapes.anthropic.head.split('\n\n')[0] as string;
+  const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const block = `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":"lookup","input":${deep}}}`;
+  return [
+    `${messageStart}\n\n`,
+    `event: content_block_start\ndata: ${block}\n\n`,
+    'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5}}\n\n',
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+  ].join('');
+}
+
 function errorBody(dialect: Dialect, status: number, message?: string): string {
   if (dialect === 'anthropic') {
     const type = status === 401 ? 'authentication_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
@@ -266,6 +281,7 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
       case 'absurd-usage':
         return stream ? sendStream(absurdUsage(dialect, true)) : sendJson(200, absurdUsage(dialect, false));
       case 'deep-json':
+        if (stream && dialect === 'anthropic') return sendStream(deepToolStream(count));
         return sendJson(200, deepJson(dialect, count));
       case 'echo-key':
         return sendJson(count, errorBody(dialect, count, `Invalid API key provided: ${presentedCredential(request)}`));

@@ -134,6 +134,9 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
     expect(answer.status).toBe(502);
     expect(answer.error.code).toBe('upstream_invalid_response');
     expect(answer.error.message).toMatch(/nests deeper than 128 levels/);
+    const streamed = await streamChat(client, 'anthropic/deep-json:100000');
+    expect(streamed.error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((streamed.error as Error).message)).toMatch(/nests deeper than 128 levels/);
     expect(await isLive(gateway)).toBe(true);
   });
 
