@@ -10,11 +10,13 @@ import { GatewayError, isGatewayError, renderError, toGatewayError } from './err
 import { resolveModelGroups } from './routing/resolve-model-groups.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { createEmbeddingsHandler } from './routes/embeddings-route.ts';
-import type { GatewayEnvironment, RouteDependencies } from './routes/gateway-context.ts';
-import { createFetchUpstream } from './routes/fetch-upstream.ts';
+import type { RouteDependencies } from './routes/gateway-context.ts';
+import type { GatewayEnvironment } from './gateway-environment.ts';
+import { createFetchUpstream } from './upstream/fetch-upstream.ts';
 import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
-import { finishRequest, type GatewayAccounting } from './routes/request-accounting.ts';
+import { finishRequest } from './routes/request-accounting.ts';
+import type { GatewayAccounting } from './accounting/gateway-accounting.ts';
 import { createThrottledErrorLog } from './routes/error-log-throttle.ts';
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';

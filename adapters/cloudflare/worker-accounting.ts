@@ -2,7 +2,7 @@ import { assembleAccounting, type AssembledAccounting } from '../../src/accounti
 import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
 import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
 import { createCacheSpendCounters } from '../../src/limits/budget-spend-counters.ts';
-import type { GatewayAccounting } from '../../src/routes/request-accounting.ts';
+import type { GatewayAccounting } from '../../src/accounting/gateway-accounting.ts';
 import type { GatewayLogger } from '../../src/services.ts';
 import { createDurableObjectLimitStore } from './durable-object-limit-store.ts';
 import { createDurableObjectSpendCounters } from './durable-object-spend-counters.ts';

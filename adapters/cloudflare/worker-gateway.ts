@@ -6,9 +6,9 @@ import { parseGatewayConfig } from '../../src/config/config-parse.ts';
 import type { GatewayConfig } from '../../src/config/config-schema.ts';
 import { parseJson } from '../../src/framing/parse-json.ts';
 import { createGateway } from '../../src/gateway.ts';
-import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
+import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 import { secretsOfUrl } from '../../src/security/secret-redactor.ts';
-import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
+import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
 import { consoleLogger } from '../../src/services.ts';
 import type { WorkerAccounting } from './worker-accounting.ts';
 import {

@@ -3,7 +3,7 @@ import { builtinProviders } from '../../providers/index.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { runtimeSecrets } from '../shared/runtime-secrets.ts';
-import { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
+import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 import { consoleLogger } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';

@@ -6,7 +6,7 @@ import type { Authenticator } from '../../src/auth/authenticator.ts';
 import type { ProviderRegistry } from '../../src/canonical/provider-translator.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
 import { createGateway as createCoreGateway } from '../../src/gateway.ts';
-import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
+import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
 import type { GatewayServices } from '../../src/services.ts';
 
 /** Options of the library's {@link createGateway}. */
@@ -99,7 +99,7 @@ export {
   isUpstreamLimitError,
   type UpstreamLimit,
 } from '../../src/upstream/upstream-limit-error.ts';
-export { createFetchUpstream } from '../../src/routes/fetch-upstream.ts';
+export { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 export type { Authenticator, AuthContext } from '../../src/auth/authenticator.ts';
 export {
   assembleAccounting,
@@ -119,4 +119,4 @@ export type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
 export type { BudgetSpendCounters } from '../../src/limits/budget-spend-counters.ts';
 export type { UsageEvent, UsageSink, UsageSpill } from '../../src/usage/usage-event.ts';
 export type { UsageQuery } from '../../src/usage/usage-query.ts';
-export type { GatewayAccounting } from '../../src/routes/request-accounting.ts';
+export type { GatewayAccounting } from '../../src/accounting/gateway-accounting.ts';

@@ -6,7 +6,7 @@ import { assembleAccounting } from '../../src/accounting/accounting-assembly.ts'
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { runtimeSecrets } from '../shared/runtime-secrets.ts';
-import type { GatewayEnvironment } from '../../src/routes/gateway-context.ts';
+import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
 import { consoleLogger, type GatewayServices } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import type { NodeDataPlane } from './node-data-plane.ts';

@@ -9,7 +9,7 @@ import type { BudgetSpendCounters } from '../limits/budget-spend-counters.ts';
 import { createBudgetTracker, type BudgetTracker } from '../limits/budget-tracker.ts';
 import type { LimitStore } from '../limits/limit-store.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitMode } from '../limits/rate-limiter.ts';
-import type { GatewayAccounting } from '../routes/request-accounting.ts';
+import type { GatewayAccounting } from './gateway-accounting.ts';
 import { consoleLogger, type GatewayLogger } from '../services.ts';
 import type { UsageEvent } from '../usage/usage-event.ts';
 import type { UsageQuery } from '../usage/usage-query.ts';

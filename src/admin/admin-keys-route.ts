@@ -3,7 +3,7 @@ import type * as z from 'zod/mini';
 import type { KeyAdministration } from '../auth/key-administration.ts';
 import type { NewVirtualKey, VirtualKeyChanges } from '../auth/key-store.ts';
 import { GatewayError, invalidRequest } from '../errors.ts';
-import type { GatewayEnvironment } from '../routes/gateway-context.ts';
+import type { GatewayEnvironment } from '../gateway-environment.ts';
 import { readJsonObjectBody } from '../routes/read-json-body.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { keyJson } from './admin-key-json.ts';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod/mini';
 import { GatewayError, invalidRequest, isGatewayError } from '../errors.ts';
-import type { GatewayEnvironment } from '../routes/gateway-context.ts';
+import type { GatewayEnvironment } from '../gateway-environment.ts';
 import type { UsageGrouping, UsageQuery, UsageSummaryRow } from '../usage/usage-query.ts';
 import { firstValidationProblem } from '../validation/zod-issues.ts';
 import { requireMaster, type AdminDependencies } from './admin-access.ts';

@@ -22,7 +22,8 @@ import { createOpenAIPassthroughTransformer } from './chat-passthrough-stream.ts
 import { createTranslatedChatTransformer } from './chat-translated-stream.ts';
 import type { StreamEnd } from './stream-response.ts';
 import { transformBody, type TransformBodyOptions } from './transform-body.ts';
-import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
+import type { RouteDependencies } from './gateway-context.ts';
+import type { GatewayContext } from '../gateway-environment.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';

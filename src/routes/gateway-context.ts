@@ -1,20 +1,10 @@
-import type { Context } from 'hono';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { GatewayServices } from '../services.ts';
 import type { JsonLimits } from '../framing/json-limits.ts';
 import type { UsageSanity } from '../usage/usage-sanity.ts';
-import type { GatewayAccounting } from './request-accounting.ts';
-import type { RequestRecord } from './request-record.ts';
-
-/** Hono environment of the gateway app: the per-request record lives in `c.var.record`. */
-export interface GatewayEnvironment {
-  Variables: { record: RequestRecord };
-}
-
-/** A Hono context of the gateway app. */
-export type GatewayContext = Context<GatewayEnvironment>;
+import type { GatewayAccounting } from '../accounting/gateway-accounting.ts';
 
 /** Everything route handlers need, built once by createGateway. */
 export interface RouteDependencies {

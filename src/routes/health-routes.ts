@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { GatewayError } from '../errors.ts';
 import type { GatewayServices } from '../services.ts';
-import type { GatewayEnvironment } from './gateway-context.ts';
+import type { GatewayEnvironment } from '../gateway-environment.ts';
 
 /**
  * `/health/live` (the process answers), `/health/ready` (it accepts traffic; 503 while draining for shutdown) and

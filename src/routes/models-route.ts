@@ -1,5 +1,6 @@
 import { authenticateRequest } from './authenticate-request.ts';
-import type { GatewayContext, RouteDependencies } from './gateway-context.ts';
+import type { RouteDependencies } from './gateway-context.ts';
+import type { GatewayContext } from '../gateway-environment.ts';
 import { modelNotFound } from './resolve-route.ts';
 
 function modelEntry(name: string, created: number): Record<string, unknown> {

@@ -5,31 +5,9 @@ import { rateLimitError } from '../limits/rate-limit-error.ts';
 import type { RateLimitOutcome } from '../limits/rate-limit-outcome.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { costOf } from '../usage/usage-cost.ts';
-import type { UsageEvent } from '../usage/usage-event.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import { observationOf } from './request-observation.ts';
 import type { RequestRecord } from './request-record.ts';
-
-/**
- * A key's spend budget as the request path sees it. `check` answers from memory (a Promise only the first time a
- * key is seen, while its spend loads) and throws the 429 `insufficient_quota` GatewayError when the key is over
- * budget; `record` adds a finished request's cost (in memory; shared counters are updated in the background).
- */
-export interface BudgetGate {
-  check(key: VirtualKeyRecord): void | Promise<void>;
-  record(key: VirtualKeyRecord, costUsd: number): void;
-}
-
-/**
- * Limits, budgets and the ledger, as the gateway's request path uses them. Every part is optional: without them the
- * gateway serves the master key with no limits and keeps no ledger.
- */
-export interface GatewayAccounting {
-  rateLimiter?: RateLimiter;
-  budgets?: BudgetGate;
-  /** Takes one usage event per finished request; synchronous and non-blocking (an in-memory queue's enqueue). */
-  recordUsage?: (event: UsageEvent) => void;
-}
 
 /** Prompt tokens estimated from a request body's size: about four characters a token, JSON syntax included. */
 export function estimateTokensFromText(length: number): number {

@@ -1,5 +1,5 @@
 import type { UpstreamFetch, UpstreamResponse } from '../services.ts';
-import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
+import { UpstreamLimitError } from './upstream-limit-error.ts';
 
 /**
  * A platform `Response` as an {@link UpstreamResponse}: `text(maxBytes)` reads the body through its reader, counting
