@@ -112,7 +112,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
       const headers = c.res.headers;
       for (const [name, value] of Object.entries(withTimingHeaders(record, now(), {}))) headers.set(name, value);
     }
-    if (measured && !record.finishWhenStreamEnds) finishRequest(dependencies, record, c.res.status);
+    if (measured && !record.streamEndsRequest) finishRequest(dependencies, record, c.res.status);
   });
 
   const logError = createThrottledErrorLog(services.logger, now);

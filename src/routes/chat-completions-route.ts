@@ -68,9 +68,11 @@ export function createChatCompletionsHandler(dependencies: RouteDependencies) {
   };
 }
 
-/** The usage and outcome a stream reports when it is over become the request's end (see finishRequest). */
+/**
+ * The usage and outcome a stream reports when it is over become the request's end (see finishRequest); the request is
+ * left to the stream once eventStreamResponse has built the response around it.
+ */
 function finishStream(dependencies: RouteDependencies, record: RequestRecord): StreamEnd {
-  record.finishWhenStreamEnds = true;
   return (usage, failure) => {
     record.usage = usage;
     finishRequest(dependencies, record, streamOutcomeStatus(failure));

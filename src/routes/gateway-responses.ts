@@ -17,12 +17,16 @@ export function jsonResponse(dependencies: RouteDependencies, record: RequestRec
   });
 }
 
-/** A successful Server-Sent Events response carrying the request's timing headers. */
+/**
+ * A successful Server-Sent Events response carrying the request's timing headers. From here on the stream's end ends
+ * the request (see `RequestRecord.streamEndsRequest`).
+ */
 export function eventStreamResponse(
   dependencies: RouteDependencies,
   record: RequestRecord,
   stream: ReadableStream<Uint8Array>,
 ): Response {
+  record.streamEndsRequest = true;
   return new Response(stream, {
     status: 200,
     headers: withTimingHeaders(record, dependencies.services.now(), { ...sseResponseHeaders }),

@@ -70,9 +70,13 @@ function tokenCount(value: number | undefined): number {
 
 /**
  * Everything that happens when a request is over (the response sent, or the stream ended): metrics, the rate-limit
- * settlement with real usage, the key's spend, and one usage event for the ledger. Memory operations only.
+ * settlement with real usage, the key's spend, and one usage event for the ledger. Memory operations only. The one
+ * end of a request: idempotent, so a second call (a stream ended after the middleware already ended its request, or
+ * the reverse) changes nothing.
  */
 export function finishRequest(dependencies: RouteDependencies, record: RequestRecord, status: number): void {
+  if (record.ended) return;
+  record.ended = true;
   // Upstream usage is validated and clamped once, here, before metrics, limits, budgets and the ledger see it.
   const adjustment =
     record.usage === undefined

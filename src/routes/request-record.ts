@@ -24,8 +24,14 @@ export interface RequestRecord {
   /** Whether an upstream call was made at all. */
   calledUpstream: boolean;
   usage: CanonicalUsage | undefined;
-  /** Set by streaming routes: metrics are reported when the stream ends, not when headers are sent. */
-  finishWhenStreamEnds: boolean;
+  /**
+   * Set by eventStreamResponse when the response is an event stream: the stream's end (its transformer's `onEnd`), not
+   * the response, ends the request, so the gateway's middleware leaves it alone. Any other response is ended by the
+   * middleware, including a stream request that failed before its stream was built.
+   */
+  streamEndsRequest: boolean;
+  /** Set by finishRequest, which does its work once per request whoever calls it. */
+  ended: boolean;
   /** Whether the handler already put the timing headers on its response (see withTimingHeaders). */
   timingHeadersSent: boolean;
   /** Wall-clock start (epoch ms), for the usage ledger. */
@@ -62,7 +68,8 @@ export function createRequestRecord(clientRequestId: string | null, startedAt: n
     upstreamMs: 0,
     calledUpstream: false,
     usage: undefined,
-    finishWhenStreamEnds: false,
+    streamEndsRequest: false,
+    ended: false,
     timingHeadersSent: false,
     startedAtWall: Date.now(),
     auth: undefined,

@@ -120,7 +120,9 @@ export function transformBody(
     },
     async cancel(reason) {
       stopWatching();
-      transformer.cancel?.(reason);
+      // Only the consumer cancels: the client went away. Runtimes may cancel without a reason; the transformer must
+      // still see a failure, or the request would be accounted as a complete answer.
+      transformer.cancel?.(reason ?? new Error('The client closed the stream.'));
       await reader.cancel(reason).catch(() => undefined);
     },
   });
