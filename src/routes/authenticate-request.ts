@@ -8,7 +8,7 @@ import type { RequestRecord } from './request-record.ts';
  * GatewayError on failure.
  */
 export function authenticateRequest(
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'authenticator'>,
   request: Request,
   record: RequestRecord,
 ): AuthContext | Promise<AuthContext> {

@@ -137,7 +137,7 @@ export function upstreamReadFailure(
 /** Reads the rest of an upstream body as text within the deployment's size cap, counting the time as upstream time. */
 export async function readUpstreamText(
   response: UpstreamResponse,
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'services' | 'redactor'>,
   deployment: ResolvedDeployment,
   record: RequestRecord,
 ): Promise<string> {
@@ -177,7 +177,7 @@ export function sanitizedUpstreamError(
 
 /** {@link callUpstream} for a routed deployment, with its limits and the gateway's secret redactor. */
 export function callDeployment(
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'services' | 'redactor'>,
   deployment: ResolvedDeployment,
   request: UpstreamRequest,
   clientSignal: AbortSignal,

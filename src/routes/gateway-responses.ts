@@ -10,7 +10,11 @@ import { sseResponseHeaders } from './stream-response.ts';
 import { withTimingHeaders } from './timing-headers.ts';
 
 /** A successful JSON response carrying the request's timing headers. */
-export function jsonResponse(dependencies: RouteDependencies, record: RequestRecord, body: string): Response {
+export function jsonResponse(
+  dependencies: Pick<RouteDependencies, 'services'>,
+  record: RequestRecord,
+  body: string,
+): Response {
   return new Response(body, {
     status: 200,
     headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
@@ -22,7 +26,7 @@ export function jsonResponse(dependencies: RouteDependencies, record: RequestRec
  * the request (see `RequestRecord.streamEndsRequest`).
  */
 export function eventStreamResponse(
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'services'>,
   record: RequestRecord,
   stream: ReadableStream<Uint8Array>,
 ): Response {

@@ -43,7 +43,7 @@ function reserve(
  * 429 that refuses it. Synchronous when the key's state is in memory, which is the common case.
  */
 export function admitRequest(
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'accounting'>,
   auth: AuthContext,
   record: RequestRecord,
   completionAllowance: number,
@@ -74,7 +74,11 @@ function tokenCount(value: number | undefined): number {
  * end of a request: idempotent, so a second call (a stream ended after the middleware already ended its request, or
  * the reverse) changes nothing.
  */
-export function finishRequest(dependencies: RouteDependencies, record: RequestRecord, status: number): void {
+export function finishRequest(
+  dependencies: Pick<RouteDependencies, 'services' | 'usageSanity' | 'accounting'>,
+  record: RequestRecord,
+  status: number,
+): void {
   if (record.ended) return;
   record.ended = true;
   // Upstream usage is validated and clamped once, here, before metrics, limits, budgets and the ledger see it.

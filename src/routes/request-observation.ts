@@ -4,7 +4,7 @@ import type { RequestRecord } from './request-record.ts';
 
 /** The metrics observation of a finished request, computed from its record at the moment it finishes. */
 export function observationOf(
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'services'>,
   record: RequestRecord,
   status: number,
 ): RequestObservation {

@@ -11,7 +11,7 @@ import type { RequestRecord } from './request-record.ts';
  * a deployment. Unknown groups answer 404 `model_not_found` as OpenAI does; groups outside the key's allow-list 403.
  */
 export function resolveDeployment(
-  dependencies: RouteDependencies,
+  dependencies: Pick<RouteDependencies, 'modelGroups'>,
   auth: AuthContext,
   model: string,
   operation: ProviderOperation,
