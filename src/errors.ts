@@ -124,3 +124,26 @@ export function renderError(error: GatewayError, dialect: ErrorDialect, headers?
 export function invalidRequest(message: string, param: string | null = null, code: string | null = null): GatewayError {
   return new GatewayError({ status: 400, type: 'invalid_request_error', message, param, code });
 }
+
+/**
+ * Shorthand for a 502 `upstream_error` about a provider's answer (status and retryability overridable), the
+ * upstream-side counterpart of {@link invalidRequest}.
+ *
+ * @example
+ * throw upstreamError('upstream_stream_incomplete', 'openai', 'The stream ended early.', { retryable: true });
+ */
+export function upstreamError(
+  code: string,
+  provider: string,
+  message: string,
+  options: { status?: number; retryable?: boolean } = {},
+): GatewayError {
+  return new GatewayError({
+    status: options.status ?? 502,
+    type: 'upstream_error',
+    code,
+    provider,
+    retryable: options.retryable ?? false,
+    message,
+  });
+}

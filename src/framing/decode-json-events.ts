@@ -1,16 +1,10 @@
-import { GatewayError } from '../errors.ts';
+import { upstreamError, type GatewayError } from '../errors.ts';
 import { defaultJsonLimits, findJsonLimitViolation, type JsonLimits } from './json-limits.ts';
 import { parseJson } from './parse-json.ts';
 import type { DecodedStreamEvent, ServerSentEvent } from './server-sent-event.ts';
 
 function invalidStreamEvent(provider: string, reason: string): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_invalid_stream',
-    provider,
-    message: `Upstream ${provider} sent a stream event that ${reason}`,
-  });
+  return upstreamError('upstream_invalid_stream', provider, `Upstream ${provider} sent a stream event that ${reason}`);
 }
 
 /**

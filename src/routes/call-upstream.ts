@@ -1,5 +1,5 @@
 import type { ProviderTranslator, UpstreamRequest } from '../canonical/provider-translator.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, upstreamError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
@@ -102,13 +102,11 @@ export function upstreamReadFailure(
 ): GatewayError {
   if (isUpstreamLimitError(error)) {
     if (error.limit === 'body-too-large')
-      return new GatewayError({
-        status: 502,
-        type: 'upstream_error',
-        code: 'upstream_response_too_large',
-        provider: providerName,
-        message: `Upstream ${providerName} sent an answer larger than ${error.value} bytes, the gateway's limit.`,
-      });
+      return upstreamError(
+        'upstream_response_too_large',
+        providerName,
+        `Upstream ${providerName} sent an answer larger than ${error.value} bytes, the gateway's limit.`,
+      );
     return new GatewayError({
       status: 504,
       type: 'timeout_error',

@@ -1,6 +1,6 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
-import { GatewayError, openAIErrorBody, toGatewayError } from '../errors.ts';
+import { GatewayError, openAIErrorBody, toGatewayError, upstreamError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import { SseDecoder } from '../framing/sse-decoder.ts';
 import type { ServerSentEvent } from '../framing/server-sent-event.ts';
@@ -35,25 +35,21 @@ export interface OpenAIPassthroughOptions {
 
 /** The error a pass-through stream ends with when the upstream stops without OpenAI's final `data: [DONE]`. */
 function incompleteStream(providerName: string): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_stream_incomplete',
-    provider: providerName,
-    retryable: true,
-    message: `The upstream ${providerName} stream ended without its final [DONE] event; the answer may be incomplete.`,
-  });
+  return upstreamError(
+    'upstream_stream_incomplete',
+    providerName,
+    `The upstream ${providerName} stream ended without its final [DONE] event; the answer may be incomplete.`,
+    { retryable: true },
+  );
 }
 
 /** The error recorded for a stream in which the upstream itself sent an error event. */
 function upstreamStreamError(providerName: string): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_stream_error',
-    provider: providerName,
-    message: `The upstream ${providerName} sent an error in its stream.`,
-  });
+  return upstreamError(
+    'upstream_stream_error',
+    providerName,
+    `The upstream ${providerName} sent an error in its stream.`,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
-import { GatewayError, openAIErrorBody } from '../errors.ts';
+import { GatewayError, openAIErrorBody, upstreamError } from '../errors.ts';
 import { findJsonLimitViolation, type JsonLimits } from '../framing/json-limits.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
@@ -39,14 +39,12 @@ export function eventStreamResponse(
 
 /** The 502 for an upstream whose successful answer cannot be used; `reason` completes "its answer ...". */
 export function invalidUpstreamAnswer(provider: string, reason: string): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_invalid_response',
+  return upstreamError(
+    'upstream_invalid_response',
     provider,
-    retryable: true,
-    message: `Upstream ${provider} sent an answer the gateway cannot use: ${reason}.`,
-  });
+    `Upstream ${provider} sent an answer the gateway cannot use: ${reason}.`,
+    { retryable: true },
+  );
 }
 
 /**
