@@ -6,12 +6,16 @@ import type { UsageQuery } from './usage/usage-query.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ProviderRegistry } from './canonical/provider-translator.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
-import { GatewayError, isGatewayError, renderError, toGatewayError } from './errors.ts';
+import { GatewayError, isGatewayError, renderError, toGatewayError, type ErrorDialect } from './errors.ts';
+import { anthropicMessagesDialect } from './dialects/anthropic-messages/anthropic-messages-dialect.ts';
 import { resolveModelGroups } from './routing/resolve-model-groups.ts';
-import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
-import { createEmbeddingsHandler } from './routes/embeddings-route.ts';
+import { openAIChatDialect } from './dialects/openai-chat/openai-chat-dialect.ts';
+import { openAIEmbeddingsDialect } from './dialects/openai-embeddings/openai-embeddings-dialect.ts';
+import { handleModelRequest } from './routes/handle-model-request.ts';
+import { createCountTokensHandler } from './routes/count-tokens-route.ts';
+import { chatOperation, embeddingsOperation } from './routes/model-operation.ts';
 import type { RouteDependencies } from './routes/gateway-context.ts';
-import type { GatewayEnvironment } from './gateway-environment.ts';
+import type { GatewayContext, GatewayEnvironment } from './gateway-environment.ts';
 import { createFetchUpstream } from './upstream/fetch-upstream.ts';
 import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
@@ -50,13 +54,30 @@ export interface GatewayOptions {
 
 const defaultBodyLimitBytes = 4 * 1024 * 1024;
 
-function methodNotAllowed(): never {
-  throw new GatewayError({
+const methodNotAllowedError = (): GatewayError =>
+  new GatewayError({
     status: 405,
     type: 'invalid_request_error',
     code: 'method_not_allowed',
     message: 'Method not allowed for this path.',
   });
+
+function methodNotAllowed(): never {
+  throw methodNotAllowedError();
+}
+
+function anthropicMethodNotAllowed(c: GatewayContext): never {
+  c.var.record.errorDialect = 'anthropic';
+  throw methodNotAllowedError();
+}
+
+/**
+ * The envelope of an error for a request no route took (an unknown URL): Anthropic's for requests that look like an
+ * Anthropic client's (an `anthropic-version` header, a path under `/v1/messages`), OpenAI's otherwise.
+ */
+function guessErrorDialect(request: Request): ErrorDialect {
+  if (request.headers.has('anthropic-version')) return 'anthropic';
+  return new URL(request.url).pathname.startsWith('/v1/messages') ? 'anthropic' : 'openai';
 }
 
 /**
@@ -134,9 +155,9 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
         requestId,
         ...(gatewayError.cause === undefined ? {} : { cause: describeErrorSafely(gatewayError.cause) }),
       });
-    return renderError(gatewayError, 'openai');
+    return renderError(gatewayError, c.var.record?.errorDialect ?? 'openai');
   });
-  app.notFound(() =>
+  app.notFound((c) =>
     renderError(
       new GatewayError({
         status: 404,
@@ -144,15 +165,18 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
         code: 'unknown_url',
         message: 'Unknown request URL.',
       }),
-      'openai',
+      guessErrorDialect(c.req.raw),
     ),
   );
 
   app.route('/', createHealthRoutes(services));
-  app.post('/v1/chat/completions', createChatCompletionsHandler(dependencies));
-  app.all('/v1/chat/completions', methodNotAllowed);
-  app.post('/v1/embeddings', createEmbeddingsHandler(dependencies));
-  app.all('/v1/embeddings', methodNotAllowed);
+  app.post('/v1/chat/completions', handleModelRequest(dependencies, openAIChatDialect, chatOperation));
+  app.post('/v1/embeddings', handleModelRequest(dependencies, openAIEmbeddingsDialect, embeddingsOperation));
+  app.post('/v1/messages', handleModelRequest(dependencies, anthropicMessagesDialect, chatOperation));
+  app.post('/v1/messages/count_tokens', createCountTokensHandler(dependencies));
+  app.all('/v1/messages/count_tokens', anthropicMethodNotAllowed);
+  for (const path of ['/v1/chat/completions', '/v1/embeddings']) app.all(path, methodNotAllowed);
+  app.all('/v1/messages', anthropicMethodNotAllowed);
   app.get('/v1/models', createModelsHandler(dependencies));
   app.get('/v1/models/:model{.+}', createModelHandler(dependencies));
   const adminDependencies = {

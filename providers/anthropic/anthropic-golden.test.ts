@@ -45,6 +45,7 @@ interface Outcome {
   model: string | undefined;
   text: string | null;
   reasoning: string | undefined;
+  reasoningSignature: string | undefined;
   toolCalls: CanonicalToolCall[];
   finishReason: unknown;
   usage: unknown;
@@ -58,6 +59,7 @@ function outcomeOfResponse(response: CanonicalChatResponse): Outcome {
     model: response.model,
     text: choice.text,
     reasoning: choice.reasoning,
+    reasoningSignature: choice.reasoningSignature,
     toolCalls: choice.toolCalls,
     finishReason: choice.finishReason,
     usage: response.usage,
@@ -70,10 +72,12 @@ function outcomeOfStream(parts: CanonicalStreamPart[]): Outcome {
     model: undefined,
     text: null,
     reasoning: undefined,
+    reasoningSignature: undefined,
     toolCalls: [],
     finishReason: undefined,
     usage: undefined,
   };
+  let usageParts = 0;
   for (const part of parts) {
     switch (part.type) {
       case 'response-start':
@@ -98,8 +102,12 @@ function outcomeOfStream(parts: CanonicalStreamPart[]): Outcome {
       case 'finish':
         outcome.finishReason = part.finishReason;
         break;
+      case 'reasoning-end':
+        if (part.signature !== undefined) outcome.reasoningSignature = part.signature;
+        break;
       case 'usage':
-        if (outcome.usage !== undefined) throw new Error('usage reported twice');
+        // message_start's prompt tokens first, the cumulative total at message_stop: the latest wins.
+        if (++usageParts > 2) throw new Error('usage reported more than twice');
         outcome.usage = part.usage;
         break;
       case 'error':

@@ -10,6 +10,11 @@ export type AnthropicImageSource = { type: 'base64'; media_type: string; data: s
 export type AnthropicRequestContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; source: AnthropicImageSource }
+  | {
+      type: 'document';
+      source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+      title?: string;
+    }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content?: string };
 
@@ -114,12 +119,19 @@ function toolResultsFirst(blocks: AnthropicRequestContentBlock[]): AnthropicRequ
 
 function toUserBlock(part: CanonicalContentPart, param: string): AnthropicRequestContentBlock | undefined {
   if (part.type === 'text') return part.text.length > 0 ? { type: 'text', text: part.text } : undefined;
+  if (part.type === 'file') {
+    const source =
+      part.data !== undefined
+        ? { type: 'base64' as const, media_type: part.mediaType, data: part.data }
+        : { type: 'url' as const, url: part.url ?? '' };
+    return { type: 'document', source, ...(part.filename === undefined ? {} : { title: part.filename }) };
+  }
   return { type: 'image', source: toImageSource(part.url, param) };
 }
 
 function toAssistantBlock(part: CanonicalContentPart, param: string): AnthropicRequestContentBlock | undefined {
   if (part.type === 'text') return part.text.length > 0 ? { type: 'text', text: part.text } : undefined;
-  throw invalidRequest('Anthropic does not accept images in assistant messages.', param);
+  throw invalidRequest(`Anthropic does not accept ${part.type}s in assistant messages.`, param);
 }
 
 const dataUrlPattern = /^data:([^;,]+)((?:;[^;,]*)*),(.*)$/s;

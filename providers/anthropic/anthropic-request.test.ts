@@ -9,6 +9,7 @@ import { isGatewayError, type GatewayError } from '../../src/errors.ts';
 import { parseJson } from '../../src/framing/index.ts';
 import { jsonResponseToolName } from './anthropic-json-response.ts';
 import { buildAnthropicChatRequest } from './anthropic-request.ts';
+import { anthropicTranslator } from './anthropic-translator.ts';
 
 const target: UpstreamTarget = {
   providerName: 'anthropic',
@@ -125,17 +126,20 @@ describe('buildAnthropicChatRequest: the body', () => {
     expect(Object.keys(sent).sort()).toEqual(['max_tokens', 'messages', 'model']);
   });
 
-  it.each([
-    [{ n: 2 }, 'n'],
-    [{ logprobs: true }, 'logprobs'],
-    [{ topLogprobs: 3 }, 'top_logprobs'],
-    [{ temperature: 1.5 }, 'temperature'],
-  ] as const)('rejects what Anthropic cannot do: %o', (overrides, param) => {
-    const error = rejection(request(overrides));
-    expect(error.status).toBe(400);
-    expect(error.type).toBe('invalid_request_error');
-    expect(error.param).toBe(param);
+  it('declares no n > 1 and no log probabilities, which the core refuses before it (chatFeatures)', () => {
+    expect(anthropicTranslator.chatFeatures).not.toContain('n');
+    expect(anthropicTranslator.chatFeatures).not.toContain('logprobs');
   });
+
+  it.each([[{ temperature: 1.5 }, 'temperature']] as const)(
+    'rejects what Anthropic cannot do: %o',
+    (overrides, param) => {
+      const error = rejection(request(overrides));
+      expect(error.status).toBe(400);
+      expect(error.type).toBe('invalid_request_error');
+      expect(error.param).toBe(param);
+    },
+  );
 });
 
 describe('buildAnthropicChatRequest: messages', () => {

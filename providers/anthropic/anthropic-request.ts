@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type {
   CanonicalChatRequest,
+  ClientDialectId,
   CanonicalTool,
   CanonicalToolChoice,
   UpstreamRequest,
@@ -103,7 +104,8 @@ const minimumThinkingBudget = 1024;
  *   would break the many OpenAI clients and frameworks that send them by default (often as `0`). Message `name`s
  *   and image `detail` are dropped likewise.
  * - Rejected with a 400 (Anthropic cannot do them, and silently ignoring them would return something other than
- *   what was asked): `n > 1`, `logprobs`, `top_logprobs`, `temperature` above Anthropic's range of 0 to 1.
+ *   what was asked): `temperature` above Anthropic's range of 0 to 1 here; `n > 1` and log probabilities by the core,
+ *   from the translator's feature declaration.
  *
  * @example
  * ```ts
@@ -141,14 +143,44 @@ export function buildAnthropicChatRequest(request: CanonicalChatRequest, target:
   };
 }
 
+/**
+ * Builds the pass-through request of an Anthropic client (Messages, or its token counting): the body as the client
+ * sent it (the core set the upstream model), the client's `anthropic-version` and `anthropic-beta` over the
+ * deployment's defaults, and the config's headers over both.
+ *
+ * @example
+ * const upstream = buildAnthropicNativeRequest('anthropic-messages', body, target, { 'anthropic-beta': 'context-1m-2025-08-07' });
+ * // upstream.url === 'https://api.anthropic.com/v1/messages'
+ */
+export function buildAnthropicNativeRequest(
+  dialect: ClientDialectId,
+  body: Record<string, unknown>,
+  target: UpstreamTarget,
+  clientHeaders: Readonly<Record<string, string>> = {},
+): UpstreamRequest {
+  const path = anthropicNativePaths[dialect];
+  if (path === undefined) throw new Error(`anthropic cannot pass through ${dialect}`);
+  const options = readOptions(target.options);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'anthropic-version': options.anthropicVersion ?? defaultAnthropicVersion,
+  };
+  for (const [name, value] of Object.entries(clientHeaders)) headers[name.toLowerCase()] = value;
+  return {
+    url: `${target.baseURL}${path}`,
+    method: 'POST',
+    headers: { ...headers, ...toHeaders(target, options, false) },
+    body: JSON.stringify(body),
+  };
+}
+
+const anthropicNativePaths: Partial<Record<ClientDialectId, string>> = {
+  'anthropic-messages': '/messages',
+  'anthropic-count-tokens': '/messages/count_tokens',
+};
+
+/** The checks only this provider needs; the features it lacks are declared (chatFeatures) and checked by the core. */
 function rejectInexpressible(request: CanonicalChatRequest): void {
-  if (request.n !== undefined && request.n > 1) {
-    throw invalidRequest('Anthropic models return one choice per request; n must be 1.', 'n');
-  }
-  if (request.logprobs === true) throw invalidRequest('Anthropic models do not return log probabilities.', 'logprobs');
-  if (request.topLogprobs !== undefined && request.topLogprobs > 0) {
-    throw invalidRequest('Anthropic models do not return log probabilities.', 'top_logprobs');
-  }
   if (request.temperature !== undefined && (request.temperature < 0 || request.temperature > 1)) {
     throw invalidRequest('Anthropic models accept a temperature between 0 and 1.', 'temperature');
   }
@@ -167,11 +199,11 @@ function readOptions(options: Record<string, unknown>): AnthropicOptions {
   });
 }
 
-function toHeaders(target: UpstreamTarget, options: AnthropicOptions): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'anthropic-version': options.anthropicVersion ?? defaultAnthropicVersion,
-  };
+/** The request headers: the defaults (left out when `withDefaults` is false), the key, then the config's headers. */
+function toHeaders(target: UpstreamTarget, options: AnthropicOptions, withDefaults = true): Record<string, string> {
+  const headers: Record<string, string> = withDefaults
+    ? { 'content-type': 'application/json', 'anthropic-version': options.anthropicVersion ?? defaultAnthropicVersion }
+    : {};
   if (target.apiKey !== undefined) headers['x-api-key'] = target.apiKey;
   // Lower-cased so that a configured `Anthropic-Version` replaces the default instead of doubling it.
   for (const [name, value] of Object.entries(target.headers)) headers[name.toLowerCase()] = value;
@@ -180,7 +212,7 @@ function toHeaders(target: UpstreamTarget, options: AnthropicOptions): Record<st
 
 function toThinkingBudget(request: CanonicalChatRequest): number | undefined {
   if (request.reasoningEffort === undefined || request.reasoningEffort === 'none') return undefined;
-  const budget = thinkingBudgetByEffort[request.reasoningEffort];
+  const budget = request.reasoningBudgetTokens ?? thinkingBudgetByEffort[request.reasoningEffort];
   if (request.maxTokens === undefined) return budget;
   const capped = Math.min(budget, request.maxTokens - 1);
   if (capped < minimumThinkingBudget) {

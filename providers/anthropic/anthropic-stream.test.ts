@@ -62,7 +62,7 @@ afterEach(() => {
 });
 
 describe('anthropicChatStream', () => {
-  it('turns a text stream into response-start, text deltas, finish and one usage part', () => {
+  it('turns a text stream into response-start, the prompt usage, a text block, finish and the final usage', () => {
     expect(
       reduce([
         messageStart(),
@@ -76,8 +76,14 @@ describe('anthropicChatStream', () => {
       ]),
     ).toEqual([
       { type: 'response-start', id: 'msg_01', model: 'claude-sonnet-4-5-20250929', created: 1759320000 },
+      {
+        type: 'usage',
+        usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11, raw: { input_tokens: 10, output_tokens: 1 } },
+      },
+      { type: 'text-start', choiceIndex: 0 },
       { type: 'text-delta', choiceIndex: 0, delta: 'Hello' },
       { type: 'text-delta', choiceIndex: 0, delta: ' world' },
+      { type: 'text-end', choiceIndex: 0 },
       { type: 'finish', choiceIndex: 0, finishReason: { unified: 'stop', raw: 'end_turn' } },
       {
         type: 'usage',
@@ -106,14 +112,20 @@ describe('anthropicChatStream', () => {
       messageDelta('tool_use'),
       messageStop,
     ]);
-    expect(parts.slice(1, -1)).toEqual([
+    expect(parts.slice(2, -1)).toEqual([
+      { type: 'reasoning-start', choiceIndex: 0 },
       { type: 'reasoning-delta', choiceIndex: 0, delta: 'Both cities.' },
+      { type: 'reasoning-end', choiceIndex: 0, signature: 'sig' },
+      { type: 'text-start', choiceIndex: 0 },
       { type: 'text-delta', choiceIndex: 0, delta: 'Checking.' },
+      { type: 'text-end', choiceIndex: 0 },
       { type: 'tool-input-start', choiceIndex: 0, toolIndex: 0, id: 'toolu_a', name: 'get_weather' },
       { type: 'tool-input-delta', choiceIndex: 0, toolIndex: 0, delta: '{"location": "Par' },
       { type: 'tool-input-delta', choiceIndex: 0, toolIndex: 0, delta: 'is"}' },
+      { type: 'tool-input-end', choiceIndex: 0, toolIndex: 0 },
       { type: 'tool-input-start', choiceIndex: 0, toolIndex: 1, id: 'toolu_b', name: 'now' },
       { type: 'tool-input-delta', choiceIndex: 0, toolIndex: 1, delta: '{}' },
+      { type: 'tool-input-end', choiceIndex: 0, toolIndex: 1 },
       { type: 'finish', choiceIndex: 0, finishReason: { unified: 'tool-calls', raw: 'tool_use' } },
     ]);
   });
@@ -128,7 +140,7 @@ describe('anthropicChatStream', () => {
       messageDelta('tool_use'),
       messageStop,
     ]);
-    expect(parts.slice(1, -1)).toEqual([
+    expect(parts.slice(2, -1)).toEqual([
       { type: 'text-delta', choiceIndex: 0, delta: '{"city": ' },
       { type: 'text-delta', choiceIndex: 0, delta: '"Paris"}' },
       { type: 'finish', choiceIndex: 0, finishReason: { unified: 'stop', raw: 'tool_use' } },
@@ -146,7 +158,7 @@ describe('anthropicChatStream', () => {
       messageDelta('end_turn', { input_tokens: null, cache_read_input_tokens: 100, output_tokens: 30 }),
       messageStop,
     ]);
-    expect(parts.filter((part) => part.type === 'usage')).toEqual([
+    expect(parts.filter((part) => part.type === 'usage').slice(1)).toEqual([
       {
         type: 'usage',
         usage: {
@@ -182,7 +194,14 @@ describe('anthropicChatStream', () => {
       blockStart(0, { type: 'text', text: '' }),
       blockDelta(0, { type: 'text_delta', text: 'Hel' }),
     ]);
-    expect(parts.map((part) => part.type)).toEqual(['response-start', 'text-delta', 'usage', 'error']);
+    expect(parts.map((part) => part.type)).toEqual([
+      'response-start',
+      'usage',
+      'text-start',
+      'text-delta',
+      'usage',
+      'error',
+    ]);
     const last = parts.at(-1);
     expect(last?.type === 'error' && last.error).toMatchObject({
       status: 502,
@@ -216,7 +235,7 @@ describe('anthropicChatStream', () => {
       ],
       { end: false },
     );
-    expect(parts.map((part) => part.type)).toEqual(['response-start']);
+    expect(parts.map((part) => part.type)).toEqual(['response-start', 'usage', 'text-start', 'text-end']);
   });
 
   it('rejects an event of the wrong shape as an invalid stream', () => {

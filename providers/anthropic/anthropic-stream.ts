@@ -5,7 +5,11 @@ import type { DecodedStreamEvent } from '../../src/framing/index.ts';
 import { mapAnthropicStreamError } from './anthropic-error.ts';
 import { mapAnthropicFinishReason } from './anthropic-finish-reason.ts';
 import { jsonResponseToolName } from './anthropic-json-response.ts';
-import { anthropicUsageSchema, mergeAnthropicUsage, toCanonicalUsage } from './anthropic-usage.ts';
+import {
+  anthropicUsageSchema,
+  mergeAnthropicUsage,
+  toCanonicalUsage,
+} from '../../src/canonical/wire/anthropic-wire-usage.ts';
 
 /** One event of Anthropic's Messages stream: only the fields the reducer reads, all but `type` optional. */
 const anthropicStreamEventSchema = z.object({
@@ -27,6 +31,7 @@ const anthropicStreamEventSchema = z.object({
       text: z.nullish(z.string()),
       partial_json: z.nullish(z.string()),
       thinking: z.nullish(z.string()),
+      signature: z.nullish(z.string()),
       stop_reason: z.nullish(z.string()),
     }),
   ),
@@ -38,7 +43,7 @@ type AnthropicStreamEvent = z.infer<typeof anthropicStreamEventSchema>;
 /** What one content block (by Anthropic's block `index`) turns into. */
 type AnthropicStreamBlock =
   | { kind: 'text' }
-  | { kind: 'reasoning' }
+  | { kind: 'reasoning'; signature: string }
   | { kind: 'tool'; toolIndex: number; receivedInput: boolean }
   | { kind: 'json-answer'; receivedInput: boolean }
   | { kind: 'ignored' };
@@ -62,7 +67,9 @@ export interface AnthropicStreamState {
 
 /**
  * The reducer over Anthropic's Messages stream (one choice, index 0):
- * - `message_start` -> `response-start` (and the input half of the usage);
+ * - `message_start` -> `response-start`, and a first `usage` part with the prompt's tokens when it reports them;
+ * - block boundaries -> `text-start`/`-end`, `reasoning-start`/`-end` (carrying the block's `signature_delta`s, joined)
+ *   and `tool-input-end`;
  * - `content_block_start`: a `tool_use` block -> `tool-input-start`, its `toolIndex` counted among tool blocks only;
  *   text and thinking blocks produce nothing unless they start with text;
  * - `content_block_delta`: `text_delta` -> `text-delta`, `thinking_delta` -> `reasoning-delta`, `input_json_delta` ->
@@ -70,7 +77,7 @@ export interface AnthropicStreamState {
  *   `content_block_stop`, so its arguments are valid JSON as in the non-streamed response);
  * - the gateway's JSON response tool streams as `text-delta`s (see `anthropic-json-response.ts`);
  * - `message_delta` -> `finish` (and the cumulative output usage); `message_stop` -> the one `usage` part;
- * - `ping`, `signature_delta`, `citations_delta` and unknown events are ignored; an `error` event is thrown as the
+ * - `ping`, `citations_delta` and unknown events are ignored; an `error` event is thrown as the
  *   {@link GatewayError} its error type maps to (`overloaded_error` -> 503, ...).
  *
  * `onEnd` flushes usage if `message_stop` never came, and reports a stream that ended without `message_stop` as an
@@ -160,12 +167,15 @@ function onMessageStart(
   if (data.message === null || data.message === undefined)
     throw invalidStream('Anthropic sent message_start without a message.', data);
   state.started = true;
-  if (data.message.usage !== null && data.message.usage !== undefined && raw.message.usage !== undefined) {
-    state.usage = mergeAnthropicUsage(state.usage, raw.message.usage);
-  }
-  return [
+  const parts: CanonicalStreamPart[] = [
     { type: 'response-start', id: data.message.id, model: data.message.model, created: Math.floor(Date.now() / 1000) },
   ];
+  if (data.message.usage !== null && data.message.usage !== undefined && raw.message.usage !== undefined) {
+    state.usage = mergeAnthropicUsage(state.usage, raw.message.usage);
+    // The prompt's tokens, known up front: a renderer that reports them at the start (Anthropic's own) gets them.
+    parts.push({ type: 'usage', usage: currentUsage(state.usage) });
+  }
+  return parts;
 }
 
 function onContentBlockStart(state: AnthropicStreamState, data: AnthropicStreamEvent): CanonicalStreamPart[] {
@@ -177,13 +187,19 @@ function onContentBlockStart(state: AnthropicStreamState, data: AnthropicStreamE
     case 'text':
       state.blocks[data.index] = { kind: 'text' };
       return typeof block.text === 'string' && block.text.length > 0
-        ? [{ type: 'text-delta', choiceIndex: 0, delta: block.text }]
-        : [];
+        ? [
+            { type: 'text-start', choiceIndex: 0 },
+            { type: 'text-delta', choiceIndex: 0, delta: block.text },
+          ]
+        : [{ type: 'text-start', choiceIndex: 0 }];
     case 'thinking':
-      state.blocks[data.index] = { kind: 'reasoning' };
+      state.blocks[data.index] = { kind: 'reasoning', signature: '' };
       return typeof block.thinking === 'string' && block.thinking.length > 0
-        ? [{ type: 'reasoning-delta', choiceIndex: 0, delta: block.thinking }]
-        : [];
+        ? [
+            { type: 'reasoning-start', choiceIndex: 0 },
+            { type: 'reasoning-delta', choiceIndex: 0, delta: block.thinking },
+          ]
+        : [{ type: 'reasoning-start', choiceIndex: 0 }];
     case 'tool_use': {
       if (block.name === jsonResponseToolName) {
         state.blocks[data.index] = { kind: 'json-answer', receivedInput: false };
@@ -216,6 +232,10 @@ function onContentBlockDelta(state: AnthropicStreamState, data: AnthropicStreamE
       return typeof delta.thinking === 'string' && delta.thinking.length > 0
         ? [{ type: 'reasoning-delta', choiceIndex: 0, delta: delta.thinking }]
         : [];
+    case 'signature_delta':
+      // Kept whole and handed on with the block's end: clients must send it back byte for byte.
+      if (block?.kind === 'reasoning' && typeof delta.signature === 'string') block.signature += delta.signature;
+      return [];
     case 'input_json_delta': {
       const fragment = delta.partial_json;
       if (typeof fragment !== 'string' || fragment.length === 0) return [];
@@ -236,11 +256,28 @@ function onContentBlockDelta(state: AnthropicStreamState, data: AnthropicStreamE
 
 function onContentBlockStop(state: AnthropicStreamState, data: AnthropicStreamEvent): CanonicalStreamPart[] {
   const block = typeof data.index === 'number' ? state.blocks[data.index] : undefined;
-  if (block === undefined || (block.kind !== 'tool' && block.kind !== 'json-answer') || block.receivedInput) return [];
-  block.receivedInput = true;
-  return block.kind === 'tool'
-    ? [{ type: 'tool-input-delta', choiceIndex: 0, toolIndex: block.toolIndex, delta: '{}' }]
-    : [{ type: 'text-delta', choiceIndex: 0, delta: '{}' }];
+  switch (block?.kind) {
+    case 'text':
+      return [{ type: 'text-end', choiceIndex: 0 }];
+    case 'reasoning':
+      return [
+        block.signature.length > 0
+          ? { type: 'reasoning-end', choiceIndex: 0, signature: block.signature }
+          : { type: 'reasoning-end', choiceIndex: 0 },
+      ];
+    case 'tool': {
+      const end: CanonicalStreamPart = { type: 'tool-input-end', choiceIndex: 0, toolIndex: block.toolIndex };
+      if (block.receivedInput) return [end];
+      block.receivedInput = true;
+      return [{ type: 'tool-input-delta', choiceIndex: 0, toolIndex: block.toolIndex, delta: '{}' }, end];
+    }
+    case 'json-answer':
+      if (block.receivedInput) return [];
+      block.receivedInput = true;
+      return [{ type: 'text-delta', choiceIndex: 0, delta: '{}' }];
+    default:
+      return [];
+  }
 }
 
 function onMessageDelta(
@@ -261,6 +298,10 @@ function onMessageDelta(
 function flushUsage(state: AnthropicStreamState): CanonicalStreamPart[] {
   if (state.usage === undefined || state.usageEmitted) return [];
   state.usageEmitted = true;
+  return [{ type: 'usage', usage: currentUsage(state.usage) }];
+}
+
+function currentUsage(usage: Record<string, unknown>) {
   // Every piece passed the usage schema and merging keeps only non-null values, so the merged object passes too.
-  return [{ type: 'usage', usage: toCanonicalUsage(anthropicUsageSchema.parse(state.usage), state.usage) }];
+  return toCanonicalUsage(anthropicUsageSchema.parse(usage), usage);
 }

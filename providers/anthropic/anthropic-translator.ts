@@ -1,12 +1,16 @@
 import type { ProviderTranslator } from '../../src/canonical/index.ts';
 import { mapAnthropicError } from './anthropic-error.ts';
-import { buildAnthropicChatRequest, validateAnthropicOptions } from './anthropic-request.ts';
+import {
+  buildAnthropicChatRequest,
+  buildAnthropicNativeRequest,
+  validateAnthropicOptions,
+} from './anthropic-request.ts';
 import { parseAnthropicChatResponse } from './anthropic-response.ts';
 import { anthropicChatStream } from './anthropic-stream.ts';
 
 /**
- * The translator for Anthropic's Messages API (`POST /v1/messages`, SSE streams): chat only, no native client
- * dialect yet (an Anthropic Messages client dialect would pass through here once the gateway speaks it).
+ * The translator for Anthropic's Messages API (`POST /v1/messages`, SSE streams): chat, translated from the OpenAI
+ * dialects, and Anthropic Messages clients (and their token counting) passed through untouched but for the model.
  *
  * @example
  * ```ts
@@ -18,7 +22,9 @@ export const anthropicTranslator: ProviderTranslator = {
   id: 'anthropic',
   operations: ['chat'],
   streamFraming: 'sse',
-  nativeDialects: [],
+  nativeDialects: ['anthropic-messages', 'anthropic-count-tokens'],
+  buildNativeRequest: buildAnthropicNativeRequest,
+  chatFeatures: ['top-k', 'files', 'images', 'json-schema', 'tools', 'reasoning'],
   buildChatRequest: buildAnthropicChatRequest,
   parseChatResponse: parseAnthropicChatResponse,
   chatStream: anthropicChatStream,

@@ -61,7 +61,9 @@ export function readOpenAICompatibleOptions(options: Record<string, unknown>): O
 
 /** An OpenAI chat content part as sent upstream. */
 type WireContentPart =
-  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+  | { type: 'file'; file: { file_data: string; filename: string } };
 
 /** An OpenAI chat message as sent upstream. */
 type WireMessage =
@@ -78,9 +80,28 @@ interface WireToolCall {
 
 function toWireContentPart(part: CanonicalContentPart): WireContentPart {
   if (part.type === 'text') return { type: 'text', text: part.text };
+  if (part.type === 'file') return toWireFilePart(part);
   return {
     type: 'image_url',
     image_url: part.detail === undefined ? { url: part.url } : { url: part.url, detail: part.detail },
+  };
+}
+
+/**
+ * A file as OpenAI's `file` content part: inline bytes as a `data:` URL in `file_data` (OpenAI takes PDFs this way);
+ * OpenAI chat has no field for a file by URL, so one is refused with a 400.
+ */
+function toWireFilePart(part: Extract<CanonicalContentPart, { type: 'file' }>): WireContentPart {
+  if (part.data === undefined) {
+    throw invalidRequest(
+      'OpenAI-compatible upstreams take files only as inline bytes (base64), not by URL.',
+      'messages',
+      'unsupported_parameter',
+    );
+  }
+  return {
+    type: 'file',
+    file: { file_data: `data:${part.mediaType};base64,${part.data}`, filename: part.filename ?? 'document.pdf' },
   };
 }
 
@@ -263,7 +284,7 @@ export function buildOpenAICompatibleEmbeddingsRequest(
   };
 }
 
-const nativePaths: Record<ClientDialectId, string> = {
+const nativePaths: Partial<Record<ClientDialectId, string>> = {
   'openai-chat': '/chat/completions',
   'openai-embeddings': '/embeddings',
 };
@@ -281,8 +302,10 @@ export function buildOpenAICompatibleNativeRequest(
   body: Record<string, unknown>,
   target: UpstreamTarget,
 ): UpstreamRequest {
+  const path = nativePaths[dialect];
+  if (path === undefined) throw new Error(`openai-compatible cannot pass through ${dialect}`);
   return {
-    url: endpoint(target, nativePaths[dialect]),
+    url: endpoint(target, path),
     method: 'POST',
     headers: openAICompatibleHeaders(target),
     body: JSON.stringify(body),

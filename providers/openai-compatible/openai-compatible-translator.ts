@@ -28,6 +28,7 @@ export const openAICompatibleTranslator: ProviderTranslator = {
   streamFraming: 'sse',
   nativeDialects: ['openai-chat', 'openai-embeddings'],
   buildNativeRequest: buildOpenAICompatibleNativeRequest,
+  chatFeatures: ['n', 'logprobs', 'top-k', 'files', 'images', 'json-schema', 'tools', 'reasoning'],
   buildChatRequest: buildOpenAICompatibleChatRequest,
   parseChatResponse: parseOpenAICompatibleChatResponse,
   chatStream: openAICompatibleChatStream,

@@ -4,9 +4,15 @@
  * named, typed fields instead of wire names, so translators never depend on a client dialect's spelling.
  */
 
-/** One piece of message content. Images carry either an `https:` URL or a `data:` URL with base64 bytes. */
+/**
+ * One piece of message content. Images carry either an `https:` URL or a `data:` URL with base64 bytes. A file
+ * (a PDF or another document) carries its bytes as base64 `data` or an `https:` `url`; translators whose upstream
+ * cannot take files leave the `files` feature out of their declaration (see ProviderTranslator.chatFeatures).
+ */
 export type CanonicalContentPart =
-  { type: 'text'; text: string } | { type: 'image'; url: string; detail?: 'auto' | 'low' | 'high' };
+  | { type: 'text'; text: string }
+  | { type: 'image'; url: string; detail?: 'auto' | 'low' | 'high' }
+  | { type: 'file'; mediaType: string; data?: string; url?: string; filename?: string };
 
 /** A tool call made by the assistant. `arguments` is the JSON text exactly as the model produced it. */
 export interface CanonicalToolCall {
@@ -70,4 +76,18 @@ export interface CanonicalChatRequest {
   responseFormat?: CanonicalResponseFormat;
   /** Reasoning effort for reasoning models (OpenAI `reasoning_effort`); `none` turns reasoning off where possible. */
   reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  /**
+   * An explicit reasoning budget in tokens (Anthropic `thinking.budget_tokens`), beside the effort it was mapped to:
+   * a translator whose upstream takes a budget uses it, the others use `reasoningEffort`.
+   */
+  reasoningBudgetTokens?: number;
 }
+
+/**
+ * The optional canonical features a translator may or may not carry to its upstream. The pipeline checks a request
+ * against the translator's declaration (ProviderTranslator.chatFeatures) and answers an unsupported one with one 400
+ * naming the client's own parameter, so a new canonical field costs one edit here, not one per translator. Sampling
+ * hints an upstream may ignore (`seed`, the penalties) are not features: translators drop what their upstream lacks.
+ */
+export type CanonicalChatFeature =
+  'n' | 'logprobs' | 'top-k' | 'files' | 'images' | 'json-schema' | 'tools' | 'reasoning';

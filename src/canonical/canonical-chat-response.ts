@@ -18,6 +18,11 @@ export interface CanonicalChoice {
   text: string | null;
   /** Visible reasoning text where the provider returns it (Anthropic thinking, DeepSeek reasoning_content). */
   reasoning?: string;
+  /**
+   * The provider's signature over the reasoning (Anthropic thinking `signature`), opaque and returned byte for byte;
+   * clients send it back with the reasoning in the next turn.
+   */
+  reasoningSignature?: string;
   refusal?: string | null;
   toolCalls: CanonicalToolCall[];
   finishReason: CanonicalFinishReason;

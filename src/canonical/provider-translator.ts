@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors.ts';
 import type { DecodedStreamEvent } from '../framing/server-sent-event.ts';
-import type { CanonicalChatRequest } from './canonical-chat-request.ts';
+import type { CanonicalChatFeature, CanonicalChatRequest } from './canonical-chat-request.ts';
 import type { CanonicalChatResponse } from './canonical-chat-response.ts';
 import type { CanonicalEmbeddingsRequest, CanonicalEmbeddingsResponse } from './canonical-embeddings.ts';
 import type { CanonicalStreamPart } from './canonical-stream-part.ts';
@@ -8,8 +8,11 @@ import type { CanonicalStreamPart } from './canonical-stream-part.ts';
 /** The operations a provider can serve. */
 export type ProviderOperation = 'chat' | 'embeddings';
 
-/** The client dialects the gateway speaks; a provider that natively speaks one gets same-dialect pass-through. */
-export type ClientDialectId = 'openai-chat' | 'openai-embeddings';
+/**
+ * The client dialects the gateway speaks; a deployment that natively speaks one gets same-dialect pass-through.
+ * `anthropic-count-tokens` is Messages' token-counting endpoint, passed through on its own.
+ */
+export type ClientDialectId = 'openai-chat' | 'openai-embeddings' | 'anthropic-messages' | 'anthropic-count-tokens';
 
 /**
  * Where and how to call one deployment: resolved from the config (presets applied, env references
@@ -60,16 +63,29 @@ export interface ProviderTranslator {
   /** How the upstream frames its streams; the gateway decodes it before the reducer sees anything. */
   readonly streamFraming: 'sse' | 'aws-event-stream';
   /**
-   * The client dialect this upstream speaks natively. Requests in that dialect are passed through with minimal
-   * edits instead of being translated.
+   * The client dialects this translator can pass through (build a native request for). Whether a deployment does is
+   * decided by its preset and config (ProviderPreset.nativeDialects, a deployment's `nativeDialects`): OpenAI serves
+   * every OpenAI dialect, while a vLLM server behind the same translator may serve chat only.
    */
   readonly nativeDialects: readonly ClientDialectId[];
   /**
+   * The optional canonical features this translator carries to its upstream; a request using any other is answered
+   * with a 400 naming the client's parameter before the translator sees it.
+   */
+  readonly chatFeatures: readonly CanonicalChatFeature[];
+  /**
    * Builds the upstream request for a body already in one of `nativeDialects` (same-dialect pass-through). The
    * core has made its edits (upstream model name, `stream_options.include_usage`); the translator adds the URL,
-   * credentials and headers. Required when `nativeDialects` is not empty.
+   * credentials and headers. `clientHeaders` are the protocol headers the client sent that the dialect forwards
+   * (`anthropic-version`, `anthropic-beta`); the config's headers still win over them. Required when `nativeDialects`
+   * is not empty.
    */
-  buildNativeRequest?(dialect: ClientDialectId, body: Record<string, unknown>, target: UpstreamTarget): UpstreamRequest;
+  buildNativeRequest?(
+    dialect: ClientDialectId,
+    body: Record<string, unknown>,
+    target: UpstreamTarget,
+    clientHeaders?: Readonly<Record<string, string>>,
+  ): UpstreamRequest;
   /** Builds the upstream chat request. May be async (request signing). Throws a 400 GatewayError for requests the upstream cannot express. */
   buildChatRequest(request: CanonicalChatRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
   /** Reads a parsed, successful, non-streamed chat response. */
@@ -108,4 +124,9 @@ export interface ProviderPreset {
   apiKeyEnvironmentVariable?: string;
   /** Whether the upstream needs no key (local servers such as Ollama and vLLM). */
   keyOptional?: boolean;
+  /**
+   * The client dialects this provider's API serves natively, passed through without translation; default: all of
+   * the translator's `nativeDialects`. A deployment's config `nativeDialects` overrides it.
+   */
+  nativeDialects?: readonly ClientDialectId[];
 }

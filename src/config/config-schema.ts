@@ -26,6 +26,11 @@ export const deploymentConfigSchema = z.strictObject({
       streamIdleMs: z.optional(z.int().check(z.positive())),
     }),
   ),
+  /**
+   * The client dialects this deployment serves natively and gets passed through (`openai-chat`, `openai-embeddings`,
+   * `anthropic-messages`, `anthropic-count-tokens`); default: its preset's. `[]` translates everything.
+   */
+  nativeDialects: z.optional(z.array(z.string())),
   /** Provider-specific options (e.g. `anthropicVersion`, `defaultMaxTokens`). */
   options: z.optional(z.record(z.string(), z.unknown())),
   /**

@@ -8,6 +8,7 @@ import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import type { UpstreamLimits } from '../upstream/upstream-limits.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
+import { sanitizedUpstreamError } from '../security/sanitized-upstream-error.ts';
 
 /** How one upstream call is made. */
 export interface UpstreamCall {
@@ -148,29 +149,6 @@ export async function readUpstreamText(
   } finally {
     record.upstreamMs += services.now() - startedAt;
   }
-}
-
-/**
- * An upstream's error as the client may see it: naming the config's provider (translators know only their own id,
- * `openai-compatible`; operators read `groq`), with the gateway's secrets removed from the message (an upstream that
- * rejects a key often quotes it), and without the upstream's raw body.
- */
-export function sanitizedUpstreamError(
-  error: GatewayError,
-  providerName: string,
-  redactor: SecretRedactor,
-): GatewayError {
-  return new GatewayError({
-    status: error.status,
-    type: error.type,
-    code: error.code,
-    param: error.param,
-    provider: providerName,
-    retryable: error.retryable,
-    message: redactor.redact(error.message),
-    cause: error.cause,
-    ...(error.headers ? { headers: error.headers } : {}),
-  });
 }
 
 /** {@link callUpstream} for a routed deployment, with its limits and the gateway's secret redactor. */

@@ -1,6 +1,8 @@
 import type { AuthContext } from '../auth/authenticator.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import type { RateLimitReservation } from '../limits/rate-limit-outcome.ts';
+import type { ClientDialectId } from '../canonical/provider-translator.ts';
+import type { ErrorDialect } from '../errors.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 
 /** What the gateway knows about one request while serving it; filled step by step along the request path. */
@@ -16,6 +18,13 @@ export interface RequestRecord {
   startedAt: number;
   /** `chat`, `embeddings`, `models`, ... ; undefined for routes that are not measured (health, metrics). */
   operation: string | undefined;
+  /** The client API the request came in (`openai-chat`, `anthropic-messages` ...), for the ledger and metrics. */
+  clientApi: ClientDialectId | undefined;
+  /**
+   * The envelope every error of this request is rendered in, set by the route as soon as it knows its client API
+   * (before authentication), so auth, limit and routing errors reach an Anthropic client in Anthropic's shape.
+   */
+  errorDialect: ErrorDialect;
   modelGroup: string | undefined;
   provider: string | undefined;
   stream: boolean;
@@ -62,6 +71,8 @@ export function createRequestRecord(clientRequestId: string | null, startedAt: n
     clientRequestId: clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : null,
     startedAt,
     operation: undefined,
+    clientApi: undefined,
+    errorDialect: 'openai',
     modelGroup: undefined,
     provider: undefined,
     stream: false,

@@ -19,6 +19,8 @@ export function withTimingHeaders(
   headers['server-timing'] = record.calledUpstream
     ? `gateway;dur=${overhead}, upstream;dur=${record.upstreamMs.toFixed(3)}`
     : `gateway;dur=${overhead}`;
+  // Anthropic's SDK reads the request id from `request-id` (its `_request_id`).
+  if (record.errorDialect === 'anthropic') headers['request-id'] = record.requestId;
   record.timingHeadersSent = true;
   if (record.responseHeaders !== undefined) Object.assign(headers, record.responseHeaders);
   return headers;

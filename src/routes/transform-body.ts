@@ -1,5 +1,5 @@
 import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
-import type { CancellableTransformer } from './stream-response.ts';
+import type { CancellableTransformer } from '../framing/stream-end.ts';
 
 /** How {@link transformBody} watches and ends a stream. */
 export interface TransformBodyOptions {

@@ -14,6 +14,7 @@ function group(weights: number[]): ResolvedModelGroup {
     weight,
     price: undefined,
     limits: defaultUpstreamLimits,
+    nativeDialects: new Set(['openai-chat' as const]),
     target: { providerName: 'openai', baseURL: 'https://x', model: 'm', apiKey: 'k', headers: {}, options: {} },
   }));
   return { name: 'group', deployments, totalWeight: weights.reduce((sum, weight) => sum + weight, 0) };

@@ -69,6 +69,26 @@ describe('resolveModelGroups', () => {
     expect(groups.get('group')?.totalWeight).toBe(3);
   });
 
+  it('passes through the dialects the preset serves natively, unless the deployment says otherwise', () => {
+    const [anthropic, vllm, translatedOnly] =
+      resolve([
+        { provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant' },
+        { provider: 'vllm', model: 'qwen', baseURL: 'http://10.0.0.2:8000/v1', nativeDialects: ['openai-chat'] },
+        { provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant', nativeDialects: [] },
+      ]).get('group')?.deployments ?? [];
+    expect([...(anthropic?.nativeDialects ?? [])]).toEqual(['anthropic-messages', 'anthropic-count-tokens']);
+    expect([...(vllm?.nativeDialects ?? [])]).toEqual(['openai-chat']);
+    expect(translatedOnly?.nativeDialects.size).toBe(0);
+  });
+
+  it('refuses a native dialect the translator cannot pass through', () => {
+    expect(
+      problems([{ provider: 'groq', model: 'llama', apiKey: 'gsk', nativeDialects: ['anthropic-messages'] }]),
+    ).toEqual([
+      'modelGroups.group.deployments[0].nativeDialects: translator "openai-compatible" cannot pass through anthropic-messages (it can: openai-chat, openai-embeddings)',
+    ]);
+  });
+
   it('lets the config override the preset base URL, removing trailing slashes', () => {
     const [deployment] =
       resolve([{ provider: 'openai', model: 'gpt-4o', apiKey: 'sk', baseURL: 'https://proxy.example.com/v1//' }]).get(

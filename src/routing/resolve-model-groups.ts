@@ -1,4 +1,9 @@
-import type { ProviderRegistry, ProviderTranslator } from '../canonical/provider-translator.ts';
+import type {
+  ClientDialectId,
+  ProviderPreset,
+  ProviderRegistry,
+  ProviderTranslator,
+} from '../canonical/provider-translator.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { GatewayConfig } from '../config/config-schema.ts';
 import { resolveUpstreamLimits } from '../upstream/upstream-limits.ts';
@@ -15,6 +20,24 @@ function priceOverride(pricing: GatewayConfig['modelGroups'][string]['deployment
   if (pricing.cacheWriteInput !== undefined) override.cacheWriteInputPerMillion = pricing.cacheWriteInput;
   if (pricing.reasoning !== undefined) override.reasoningPerMillion = pricing.reasoning;
   return override;
+}
+
+/**
+ * The dialects a deployment passes through: the config's list, else the preset's, else all its translator can; a
+ * dialect the translator cannot pass through is a config problem (returned as its text).
+ */
+function resolveNativeDialects(
+  configured: readonly string[] | undefined,
+  preset: ProviderPreset | undefined,
+  translator: ProviderTranslator,
+): ReadonlySet<ClientDialectId> | string {
+  const wanted = configured ?? preset?.nativeDialects ?? translator.nativeDialects;
+  const unknown = wanted.filter((dialect) => !(translator.nativeDialects as readonly string[]).includes(dialect));
+  if (unknown.length > 0) {
+    const possible = translator.nativeDialects.length === 0 ? 'none' : translator.nativeDialects.join(', ');
+    return `translator "${translator.id}" cannot pass through ${unknown.join(', ')} (it can: ${possible})`;
+  }
+  return new Set(wanted as readonly ClientDialectId[]);
 }
 
 /**
@@ -44,6 +67,11 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         );
         return;
       }
+      const nativeDialects = resolveNativeDialects(deployment.nativeDialects, preset, translator);
+      if (typeof nativeDialects === 'string') {
+        problems.push(`${path}.nativeDialects: ${nativeDialects}`);
+        return;
+      }
       const optionProblems = translator.validateOptions?.(deployment.options ?? {}) ?? [];
       if (optionProblems.length > 0) {
         for (const problem of optionProblems) problems.push(`${path}.options.${problem}`);
@@ -64,6 +92,7 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         translator,
         weight: deployment.weight ?? 1,
         limits: resolveUpstreamLimits(config.server, deployment),
+        nativeDialects,
         // Priced once at start: the request path multiplies, it never searches the table.
         price: lookupPrice(deployment.model, {
           provider: deployment.provider,

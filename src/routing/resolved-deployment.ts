@@ -1,4 +1,4 @@
-import type { ProviderTranslator, UpstreamTarget } from '../canonical/provider-translator.ts';
+import type { ClientDialectId, ProviderTranslator, UpstreamTarget } from '../canonical/provider-translator.ts';
 import type { UpstreamLimits } from '../upstream/upstream-limits.ts';
 import type { ModelPrice } from '../usage/price-model.ts';
 
@@ -13,6 +13,8 @@ export interface ResolvedDeployment {
   price: ModelPrice | undefined;
   /** Timeouts and size caps of calls to it. */
   limits: UpstreamLimits;
+  /** The client dialects passed through to it untranslated (preset default or config, within the translator's). */
+  nativeDialects: ReadonlySet<ClientDialectId>;
 }
 
 /** A model group ready to route: its name and deployments. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { isGatewayError, type GatewayError } from '../errors.ts';
-import { validateOpenAIChatRequest } from '../routes/chat-completions-route.ts';
+import { validateOpenAIChatRequest } from '../dialects/openai-chat/openai-chat-dialect.ts';
 import { firstValidationProblem, formatIssuePath } from './zod-issues.ts';
 
 const user = { role: 'user', content: 'Hello' };

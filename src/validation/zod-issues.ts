@@ -48,10 +48,12 @@ interface LocatedIssue {
 function deepestIssue(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): LocatedIssue | undefined {
   let best: LocatedIssue | undefined;
   for (const issue of issues) {
-    let candidate: LocatedIssue = { issue, path: [...prefix, ...issue.path] };
+    const base = [...prefix, ...issue.path];
+    let candidate: LocatedIssue = { issue, path: base };
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       for (const branch of issue.errors) {
-        const inner = deepestIssue(branch, candidate.path);
+        // Every branch is located from the union's own path, not from the branch that won so far.
+        const inner = deepestIssue(branch, base);
         if (inner !== undefined && inner.path.length > candidate.path.length) candidate = inner;
       }
     }

@@ -1,6 +1,7 @@
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.ts';
 import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
-import { openAIErrorBody } from '../../errors.ts';
+import { openAIErrorBody, type GatewayError } from '../../errors.ts';
+import type { StreamRenderer } from '../dialect.ts';
 import { openAIFinishReason, openAIUsage } from './openai-chat-render-response.ts';
 
 /** Per-stream state of the OpenAI chunk renderer. */
@@ -82,6 +83,9 @@ export function renderOpenAIStreamPart(state: OpenAIChunkRendererState, part: Ca
       return [];
     case 'error':
       return [JSON.stringify(openAIErrorBody(part.error))];
+    default:
+      // Block boundaries (text-start, tool-input-end ...) have no OpenAI chunk.
+      return [];
   }
 }
 
@@ -98,4 +102,34 @@ export function renderOpenAIStreamEnd(state: OpenAIChunkRendererState): string[]
       usage: openAIUsage(state.usage),
     }),
   ];
+}
+
+/**
+ * The OpenAI chat dialect's stream renderer: `data:` framed `chat.completion.chunk` events, the usage chunk when the
+ * client asked for it, then `data: [DONE]`. After an error event nothing more is rendered (OpenAI sends no
+ * `[DONE]` after an error).
+ */
+export function createOpenAIChatStreamRenderer(includeUsage: boolean, fallbackModel: string): StreamRenderer {
+  const state = createOpenAIChunkRendererState(includeUsage, fallbackModel);
+  let broken = false;
+  return {
+    render(part) {
+      if (broken) return '';
+      if (part.type === 'error') broken = true;
+      let output = '';
+      for (const payload of renderOpenAIStreamPart(state, part)) output += `data: ${payload}\n\n`;
+      return output;
+    },
+    end() {
+      if (broken) return '';
+      let output = '';
+      for (const payload of renderOpenAIStreamEnd(state)) output += `data: ${payload}\n\n`;
+      return `${output}data: [DONE]\n\n`;
+    },
+  };
+}
+
+/** The OpenAI event that ends a stream with an error: `data: {"error":{...}}`. */
+export function renderOpenAIStreamBreak(error: GatewayError): string {
+  return `data: ${JSON.stringify(openAIErrorBody(error))}\n\n`;
 }

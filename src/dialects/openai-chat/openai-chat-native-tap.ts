@@ -1,12 +1,12 @@
-import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
-import { usageFromOpenAIWire } from '../dialects/openai-chat/openai-usage-from-wire.ts';
-import { GatewayError, openAIErrorBody, toGatewayError, upstreamError } from '../errors.ts';
-import { parseJson } from '../framing/parse-json.ts';
-import { SseDecoder } from '../framing/sse-decoder.ts';
-import type { ServerSentEvent } from '../framing/server-sent-event.ts';
-import { noSecretRedactor, type SecretRedactor } from '../security/secret-redactor.ts';
-import { sanitizedUpstreamError } from './call-upstream.ts';
-import { once, type CancellableTransformer, type StreamEnd } from './stream-response.ts';
+import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
+import { usageFromOpenAIWire } from './openai-usage-from-wire.ts';
+import { GatewayError, openAIErrorBody, toGatewayError, upstreamError } from '../../errors.ts';
+import { parseJson } from '../../framing/parse-json.ts';
+import { SseDecoder } from '../../framing/sse-decoder.ts';
+import type { ServerSentEvent } from '../../framing/server-sent-event.ts';
+import { noSecretRedactor, type SecretRedactor } from '../../security/secret-redactor.ts';
+import { sanitizedUpstreamError } from '../../security/sanitized-upstream-error.ts';
+import { once, type CancellableTransformer, type StreamEnd } from '../../framing/stream-end.ts';
 
 const textEncoder = new TextEncoder();
 /** OpenAI's mid-stream error event: `data: {"error":{...}}`. */

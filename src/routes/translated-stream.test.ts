@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- drives the route stream with a real translator and its fixture
 import { anthropicTranslator } from '../../providers/anthropic/index.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
-import { createTranslatedChatStream } from './chat-translated-stream.ts';
+import { createOpenAIChatStreamRenderer } from '../dialects/openai-chat/openai-chat-render-stream.ts';
+import { createTranslatedStream } from './translated-stream.ts';
 
 const fixture = readFileSync(
   new URL('../../providers/anthropic/__fixtures__/text.chunks.txt', import.meta.url),
@@ -30,11 +31,10 @@ async function translate(upstream: string, includeUsage: boolean, chunkSize = 41
     },
   });
   const stream = source.pipeThrough(
-    createTranslatedChatStream({
-      translator: anthropicTranslator,
+    createTranslatedStream({
+      reducer: anthropicTranslator.chatStream,
+      renderer: createOpenAIChatStreamRenderer(includeUsage, 'claude-sonnet-4-5'),
       providerName: 'anthropic',
-      includeUsage,
-      fallbackModel: 'claude-sonnet-4-5',
       onEnd: (usage) => ends.push(usage),
     }),
   );
@@ -64,7 +64,7 @@ const contentOf = (events: unknown[]) =>
     .flatMap((chunk) => chunk.choices.map((choice) => choice.delta.content ?? ''))
     .join('');
 
-describe('createTranslatedChatStream with the Anthropic translator', () => {
+describe('createTranslatedStream with the Anthropic translator and the OpenAI chat renderer', () => {
   it('renders OpenAI chunks whose content joins to the fixture text and ends with [DONE]', async () => {
     const { events, raw } = await translate(fixture, false);
     expect(contentOf(events)).toBe(fixtureText);

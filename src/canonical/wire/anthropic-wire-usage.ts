@@ -1,5 +1,10 @@
+/**
+ * Anthropic's usage object on the wire, read by the Anthropic translator (upstream answers) and the Anthropic
+ * Messages dialect (pass-through taps, rendering): one API's wire format shared by its provider and its client
+ * dialect, kept beside the canonical usage it maps to and from.
+ */
 import * as z from 'zod/mini';
-import type { CanonicalUsage } from '../../src/canonical/index.ts';
+import type { CanonicalUsage } from '../canonical-usage.ts';
 
 /**
  * Anthropic's `usage` object: only the counts the gateway reads, every one optional (streams send them in two
@@ -50,4 +55,27 @@ export function mergeAnthropicUsage(
     if (value !== null && value !== undefined) merged[key] = value;
   }
   return merged;
+}
+
+/** Anthropic's wire usage object as the gateway renders it for an Anthropic client. */
+export interface AnthropicWireUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/**
+ * Canonical usage in Anthropic's accounting, the inverse of {@link toCanonicalUsage}: `input_tokens` excludes the
+ * tokens read from and written to the prompt cache, which are reported apart (0 when the upstream reported none).
+ */
+export function toAnthropicUsage(usage: CanonicalUsage): AnthropicWireUsage {
+  const cacheRead = usage.cachedInputTokens ?? 0;
+  const cacheWrite = usage.cacheWriteInputTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - cacheRead - cacheWrite),
+    output_tokens: usage.outputTokens,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+  };
 }

@@ -1,47 +1,40 @@
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
-import type { ProviderTranslator } from '../canonical/provider-translator.ts';
-import {
-  createOpenAIChunkRendererState,
-  renderOpenAIStreamEnd,
-  renderOpenAIStreamPart,
-} from '../dialects/openai-chat/openai-chat-render-stream.ts';
+import type { ChatStreamReducer } from '../canonical/provider-translator.ts';
+import type { StreamRenderer } from '../dialects/dialect.ts';
 import { toGatewayError, type GatewayError } from '../errors.ts';
 import { decodeJsonEvent } from '../framing/decode-json-events.ts';
 import { SseDecoder } from '../framing/sse-decoder.ts';
+import { once, type CancellableTransformer, type StreamEnd } from '../framing/stream-end.ts';
+import { sanitizedUpstreamError } from '../security/sanitized-upstream-error.ts';
 import { noSecretRedactor, type SecretRedactor } from '../security/secret-redactor.ts';
-import { sanitizedUpstreamError } from './call-upstream.ts';
-import { once, type CancellableTransformer, type StreamEnd } from './stream-response.ts';
 
 const textEncoder = new TextEncoder();
 
 /** What a translated stream needs to know about its request. */
 export interface TranslatedStreamOptions {
-  translator: ProviderTranslator;
+  /** The provider's stream reducer (decoded events -> canonical parts). */
+  reducer: ChatStreamReducer;
+  /** The client dialect's renderer (canonical parts -> framed events). */
+  renderer: StreamRenderer;
   providerName: string;
-  /** Whether the client asked for usage in the stream. */
-  includeUsage: boolean;
-  /** Model name to report until the upstream names its own. */
-  fallbackModel: string;
   /** Applied to the messages of errors the upstream sends mid-stream, which may quote the gateway's key. */
   redactor?: SecretRedactor;
   onEnd: StreamEnd;
 }
 
 /**
- * Upstream SSE bytes -> decoded JSON events -> the provider's stream reducer -> canonical parts -> OpenAI
- * `chat.completion.chunk` events. An error the provider reports mid-stream is sent as an OpenAI error event and
- * ends the stream.
+ * Upstream SSE bytes -> decoded JSON events -> the provider's stream reducer -> canonical parts -> the client
+ * dialect's framed events. An error the provider reports mid-stream (or a reducer or decoder failure) is rendered as
+ * the dialect's in-band error event and ends the stream; the renderer renders nothing after it.
  */
-export function createTranslatedChatTransformer(
+export function createTranslatedStreamTransformer(
   options: TranslatedStreamOptions,
 ): CancellableTransformer<Uint8Array, Uint8Array> {
-  const { translator, providerName } = options;
+  const { reducer, renderer, providerName } = options;
   const decoder = new SseDecoder();
   const textDecoder = new TextDecoder();
-  const reducer = translator.chatStream;
   const reducerState: unknown = reducer.init();
-  const renderer = createOpenAIChunkRendererState(options.includeUsage, options.fallbackModel);
   const redactor = options.redactor ?? noSecretRedactor;
   let usage: CanonicalUsage | undefined;
   let failure: GatewayError | undefined;
@@ -55,7 +48,7 @@ export function createTranslatedChatTransformer(
         part = { type: 'error', error: sanitizedUpstreamError(part.error, providerName, redactor) };
         failure ??= part.error;
       }
-      for (const payload of renderOpenAIStreamPart(renderer, part)) output += `data: ${payload}\n\n`;
+      output += renderer.render(part);
     }
     return output;
   };
@@ -85,9 +78,7 @@ export function createTranslatedChatTransformer(
           if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
         }
         output += render(reducer.onEnd(reducerState));
-        for (const payload of renderOpenAIStreamEnd(renderer)) output += `data: ${payload}\n\n`;
-        // Like OpenAI, a stream that ended in an error event gets no [DONE] after it.
-        if (failure === undefined) output += 'data: [DONE]\n\n';
+        if (failure === undefined) output += renderer.end();
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
       }
@@ -102,6 +93,6 @@ export function createTranslatedChatTransformer(
 }
 
 /** The same transformation as a TransformStream (for `pipeThrough`). */
-export function createTranslatedChatStream(options: TranslatedStreamOptions): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream<Uint8Array, Uint8Array>(createTranslatedChatTransformer(options));
+export function createTranslatedStream(options: TranslatedStreamOptions): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream<Uint8Array, Uint8Array>(createTranslatedStreamTransformer(options));
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
-import { createSecretRedactor } from '../security/secret-redactor.ts';
-import { createOpenAIPassthroughStream } from './chat-passthrough-stream.ts';
+import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
+import { createSecretRedactor } from '../../security/secret-redactor.ts';
+import { createOpenAIPassthroughStream } from './openai-chat-native-tap.ts';
 
 const fixture = readFileSync(
-  new URL('../../providers/openai-compatible/__fixtures__/text.chunks.txt', import.meta.url),
+  new URL('../../../providers/openai-compatible/__fixtures__/text.chunks.txt', import.meta.url),
   'utf8',
 );
 const fixtureUsage = {

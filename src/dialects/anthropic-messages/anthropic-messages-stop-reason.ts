@@ -1,0 +1,33 @@
+import type { CanonicalFinishReason } from '../../canonical/canonical-chat-response.ts';
+
+/** Anthropic's own stop reasons, kept as they came when an Anthropic upstream sent them. */
+const anthropicStopReasons = new Set([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+]);
+
+const stopReasonByUnified: Record<CanonicalFinishReason['unified'], string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  'tool-calls': 'tool_use',
+  'content-filter': 'refusal',
+  error: 'end_turn',
+  other: 'end_turn',
+};
+
+/**
+ * Anthropic's `stop_reason` for a canonical finish reason: the upstream's own value when it is one of Anthropic's and
+ * agrees with the unified reason (an Anthropic upstream behind a translated route), else the unified reason's
+ * Anthropic name. `stoppedBySequence` (the upstream named the stop sequence it hit) turns a natural stop into
+ * `stop_sequence`.
+ */
+export function anthropicStopReason(reason: CanonicalFinishReason, stoppedBySequence = false): string {
+  if (reason.raw !== undefined && anthropicStopReasons.has(reason.raw)) return reason.raw;
+  if (reason.unified === 'stop' && stoppedBySequence) return 'stop_sequence';
+  return stopReasonByUnified[reason.unified];
+}

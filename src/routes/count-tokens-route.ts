@@ -1,0 +1,73 @@
+import { validateAnthropicCountTokensRequest } from '../dialects/anthropic-messages/anthropic-messages-request-schema.ts';
+import { estimateAnthropicInputTokens } from '../dialects/anthropic-messages/anthropic-messages-token-estimate.ts';
+import { isGatewayError } from '../errors.ts';
+import { parseJson } from '../framing/parse-json.ts';
+import type { GatewayContext } from '../gateway-environment.ts';
+import { authenticateRequest } from './authenticate-request.ts';
+import { callDeployment, readUpstreamText } from './call-upstream.ts';
+import type { RouteDependencies } from './gateway-context.ts';
+import { jsonResponse } from './gateway-responses.ts';
+import { readJsonObjectBody } from './read-json-body.ts';
+import { admitRequest } from './request-accounting.ts';
+import { resolveDeployment } from './resolve-route.ts';
+
+/** Anthropic client protocol headers forwarded to an Anthropic upstream. */
+const forwardedHeaders = ['anthropic-version', 'anthropic-beta'] as const;
+
+/**
+ * `POST /v1/messages/count_tokens`: forwarded to deployments that count natively (Anthropic), counted by the gateway's
+ * estimate for the others (see estimateAnthropicInputTokens). It never fails in a way that stops a client: a request
+ * the upstream refuses as invalid (400, 413) is answered with the upstream's error, but an upstream that is down,
+ * slow, rate-limited or does not know the endpoint gets the estimate instead, marked `x-torii-token-count: estimate`.
+ * Counting takes a request from the key's rate limit like any call, and is not a ledger entry (it costs nothing).
+ */
+export function createCountTokensHandler(dependencies: RouteDependencies) {
+  return async (c: GatewayContext): Promise<Response> => {
+    const record = c.var.record;
+    record.operation = 'count_tokens';
+    record.clientApi = 'anthropic-count-tokens';
+    record.errorDialect = 'anthropic';
+    const raw = c.req.raw;
+    const auth = await authenticateRequest(dependencies, raw, record);
+    const body = await readJsonObjectBody(raw, dependencies, { textLength: 0 });
+    const request = validateAnthropicCountTokensRequest(body);
+    const deployment = resolveDeployment(dependencies, auth, request.model, 'chat', record);
+    const admitted = admitRequest(dependencies, auth, record, 0);
+    if (admitted !== undefined) await admitted;
+    const estimate = (): Response => {
+      const response = jsonResponse(
+        dependencies,
+        record,
+        JSON.stringify({ input_tokens: estimateAnthropicInputTokens(body) }),
+      );
+      response.headers.set('x-torii-token-count', 'estimate');
+      return response;
+    };
+    const { translator, target } = deployment;
+    if (!deployment.nativeDialects.has('anthropic-count-tokens')) return estimate();
+    const headers: Record<string, string> = {};
+    for (const name of forwardedHeaders) {
+      const value = raw.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    // resolveModelGroups admits native dialects only for translators that build native requests.
+    const upstreamRequest = translator.buildNativeRequest!(
+      'anthropic-count-tokens',
+      { ...body, model: target.model },
+      target,
+      headers,
+    );
+    try {
+      const response = await callDeployment(dependencies, deployment, upstreamRequest, raw.signal, record);
+      const text = await readUpstreamText(response, dependencies, deployment, record);
+      const parsed = parseJson(text);
+      const counted = parsed.ok ? (parsed.value as { input_tokens?: unknown } | null)?.input_tokens : undefined;
+      if (typeof counted !== 'number' || !Number.isFinite(counted) || counted < 0) return estimate();
+      return jsonResponse(dependencies, record, JSON.stringify({ input_tokens: Math.round(counted) }));
+    } catch (error) {
+      if (raw.signal.aborted) throw error;
+      if (isGatewayError(error) && (error.status === 400 || error.status === 413)) throw error;
+      return estimate();
+    }
+  };
+}

@@ -1,0 +1,212 @@
+import type { ClientDialect } from '../dialects/dialect.ts';
+import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
+import { isGatewayError } from '../errors.ts';
+import type { StreamEnd } from '../framing/stream-end.ts';
+import type { GatewayContext } from '../gateway-environment.ts';
+import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
+import type { UpstreamResponse } from '../services.ts';
+import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
+import { authenticateRequest } from './authenticate-request.ts';
+import { callDeployment, readUpstreamText, upstreamReadFailure } from './call-upstream.ts';
+import type { RouteDependencies } from './gateway-context.ts';
+import { eventStreamResponse, invalidUpstreamAnswer, jsonResponse, parseUpstreamAnswer } from './gateway-responses.ts';
+import type { ModelOperation } from './model-operation.ts';
+import { readJsonObjectBody } from './read-json-body.ts';
+import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
+import type { RequestRecord } from './request-record.ts';
+import { resolveDeployment } from './resolve-route.ts';
+import { transformBody, type TransformBodyOptions } from './transform-body.ts';
+import { createTranslatedStreamTransformer } from './translated-stream.ts';
+
+/** One request on its way through the pipeline, past parsing and routing. */
+interface RoutedRequest<Request> {
+  dependencies: RouteDependencies;
+  record: RequestRecord;
+  deployment: ResolvedDeployment;
+  request: Request;
+  clientSignal: AbortSignal;
+  /** The client's protocol headers the dialect forwards to a same-dialect upstream. */
+  forwardedHeaders: Record<string, string>;
+}
+
+/**
+ * The one model-request pipeline, for every client dialect and operation: authenticate, read and validate the body
+ * in the client's dialect, route, admit (rate limits, budget), then either pass the body through to a deployment that
+ * natively speaks the dialect (minimal edits, bytes relayed and tapped for usage) or translate it through the
+ * canonical form for one that does not. Streams are piped, never buffered. Every error it throws is rendered in the
+ * client's envelope (the record carries the dialect).
+ *
+ * @example
+ * app.post('/v1/chat/completions', handleModelRequest(dependencies, openAIChatDialect, chatOperation));
+ */
+export function handleModelRequest<Request, Canonical, Answer>(
+  dependencies: RouteDependencies,
+  dialect: ClientDialect<Request, Canonical, Answer>,
+  operation: ModelOperation<Canonical, Answer>,
+) {
+  return async (c: GatewayContext): Promise<Response> => {
+    const record = c.var.record;
+    record.operation = operation.id;
+    record.clientApi = dialect.id;
+    record.errorDialect = dialect.errorDialect;
+    const raw = c.req.raw;
+    const auth = await authenticateRequest(dependencies, raw, record);
+    const measured = { textLength: 0 };
+    const body = await readJsonObjectBody(raw, dependencies, measured);
+    const request = dialect.parseRequest(body);
+    const summary = dialect.summarize(request);
+    record.stream = summary.stream;
+    record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
+    const deployment = resolveDeployment(dependencies, auth, summary.model, operation.id, record);
+    const admitted = admitRequest(dependencies, auth, record, summary.maxOutputTokens);
+    if (admitted !== undefined) await admitted;
+    const routed: RoutedRequest<Request> = {
+      dependencies,
+      record,
+      deployment,
+      request,
+      clientSignal: raw.signal,
+      forwardedHeaders: pickHeaders(raw.headers, dialect.forwardedHeaders),
+    };
+    if (deployment.nativeDialects.has(dialect.id)) return passThrough(routed, dialect, body);
+    return translate(routed, dialect, operation);
+  };
+}
+
+/** The named headers a request carries, by lower-case name. */
+function pickHeaders(headers: Headers, names: readonly string[] | undefined): Record<string, string> {
+  const picked: Record<string, string> = {};
+  if (names === undefined) return picked;
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) picked[name] = value;
+  }
+  return picked;
+}
+
+async function passThrough<Request, Canonical, Answer>(
+  routed: RoutedRequest<Request>,
+  dialect: ClientDialect<Request, Canonical, Answer>,
+  body: Record<string, unknown>,
+): Promise<Response> {
+  const { dependencies, record, deployment, request } = routed;
+  const { translator, target } = deployment;
+  // resolveModelGroups admits native dialects only for translators that build native requests.
+  const upstreamBody = dialect.nativeBody(request, body, target);
+  const upstreamRequest = translator.buildNativeRequest!(dialect.id, upstreamBody, target, routed.forwardedHeaders);
+  const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
+  if (record.stream && dialect.createNativeStreamTap !== undefined) {
+    const source = await requireEventStream(response, routed);
+    const tap = dialect.createNativeStreamTap(request, {
+      providerName: target.providerName,
+      redactor: dependencies.redactor,
+      onEnd: finishStream(dependencies, record),
+    });
+    return eventStreamResponse(dependencies, record, transformBody(source, tap, streamWatch(routed, dialect)));
+  }
+  // Same dialect: the upstream's bytes go to the client untouched once checked; only the usage is read.
+  const text = await readUpstreamText(response, dependencies, deployment, record);
+  const check = dialect.checkNativeAnswer(text);
+  if (!check.ok) {
+    const upstreamMessage =
+      check.errorMessage === undefined ? '' : ` (${dependencies.redactor.redact(check.errorMessage)})`;
+    throw invalidUpstreamAnswer(target.providerName, `${check.reason}${upstreamMessage}`);
+  }
+  record.usage = check.usage;
+  return jsonResponse(dependencies, record, text);
+}
+
+async function translate<Request, Canonical, Answer>(
+  routed: RoutedRequest<Request>,
+  dialect: ClientDialect<Request, Canonical, Answer>,
+  operation: ModelOperation<Canonical, Answer>,
+): Promise<Response> {
+  const { dependencies, record, deployment, request } = routed;
+  const { translator, target } = deployment;
+  const canonical = dialect.toCanonical(request);
+  const upstreamRequest = await operation.buildRequest(translator, canonical, target, dialect.featureParameters);
+  const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
+  if (record.stream && dialect.createStreamRenderer !== undefined && operation.streamReducer !== undefined) {
+    const source = await requireEventStream(response, routed);
+    const transformer = createTranslatedStreamTransformer({
+      reducer: operation.streamReducer(translator),
+      renderer: dialect.createStreamRenderer(request, {
+        fallbackModel: target.model,
+        estimatedInputTokens: record.estimatedInputTokens,
+      }),
+      providerName: target.providerName,
+      redactor: dependencies.redactor,
+      onEnd: finishStream(dependencies, record),
+    });
+    return eventStreamResponse(dependencies, record, transformBody(source, transformer, streamWatch(routed, dialect)));
+  }
+  const text = await readUpstreamText(response, dependencies, deployment, record);
+  const answer = operation.parseAnswer(
+    translator,
+    parseUpstreamAnswer(text, target.providerName, dependencies.jsonLimits),
+  );
+  record.usage = operation.usageOf(answer);
+  return jsonResponse(dependencies, record, dialect.renderResponse(answer, request));
+}
+
+/**
+ * The usage and outcome a stream reports when it is over become the request's end (see finishRequest); the request is
+ * left to the stream once eventStreamResponse has built the response around it.
+ */
+function finishStream(dependencies: RouteDependencies, record: RequestRecord): StreamEnd {
+  return (usage, failure) => {
+    record.usage = usage;
+    finishRequest(dependencies, record, streamOutcomeStatus(failure));
+  };
+}
+
+/** How a stream's end reads in the ledger and metrics: 200, 499 (the client left) or the failure's status. */
+function streamOutcomeStatus(failure: unknown): number {
+  if (failure === undefined) return 200;
+  if (isGatewayError(failure)) return failure.status;
+  if (isUpstreamLimitError(failure)) return failure.limit === 'body-too-large' ? 502 : 504;
+  return 499;
+}
+
+/** How the streams of a deployment are watched: the dialect's break event, the first-byte time and the idle timeout. */
+function streamWatch<Request>(
+  routed: RoutedRequest<Request>,
+  dialect: Pick<ClientDialect<Request, unknown, unknown>, 'renderStreamBreak'>,
+): TransformBodyOptions {
+  const { dependencies, deployment, record } = routed;
+  const providerName = deployment.target.providerName;
+  return {
+    renderSourceError: (error) =>
+      textEncoder.encode(
+        dialect.renderStreamBreak(upstreamReadFailure(error, providerName, dependencies.redactor, true)),
+      ),
+    onFirstOutput: () => (record.firstByteAt = dependencies.services.now()),
+    idleTimeoutMs: deployment.limits.streamIdleTimeoutMs,
+    now: dependencies.services.now,
+  };
+}
+
+const textEncoder = new TextEncoder();
+
+/**
+ * The answer to a stream request must be an event stream. An upstream that sends JSON or HTML instead (an error
+ * object with a 200, a proxy's error page) gets a 502 that carries the upstream's own error message when it had one,
+ * before anything is sent to the client.
+ */
+async function requireEventStream<Request>(
+  response: UpstreamResponse,
+  routed: RoutedRequest<Request>,
+): Promise<ReadableStream<Uint8Array>> {
+  const { dependencies, deployment, record } = routed;
+  const contentType = response.contentType ?? '';
+  if (response.body !== null && !/json|html/i.test(contentType)) return response.body;
+  const text = await readUpstreamText(response, dependencies, deployment, record);
+  // OpenAI's and Anthropic's error objects both carry `error.message`, which this check reads.
+  const check = checkOpenAIAnswer(text);
+  const upstreamMessage = check.ok ? undefined : check.errorMessage;
+  throw invalidUpstreamAnswer(
+    deployment.target.providerName,
+    `a stream was asked for, but it answered with ${contentType || 'no content type'}` +
+      (upstreamMessage === undefined ? '' : `: ${dependencies.redactor.redact(upstreamMessage)}`),
+  );
+}
