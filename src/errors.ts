@@ -113,11 +113,23 @@ export function anthropicErrorBody(error: GatewayError): { type: 'error'; error:
   return { type: 'error', error: { type, message: error.message } };
 }
 
+/**
+ * The status an Anthropic client gets: Anthropic answers overload with 529 (`overloaded_error`), which its SDKs retry,
+ * where OpenAI's convention (and the gateway's errors) use 503.
+ */
+function anthropicStatus(status: number): number {
+  return status === 503 ? 529 : status;
+}
+
 /** Renders an error as a complete Response in the client's dialect. The only place error responses are built. */
 export function renderError(error: GatewayError, dialect: ErrorDialect, headers?: Record<string, string>): Response {
-  const body = dialect === 'anthropic' ? anthropicErrorBody(error) : openAIErrorBody(error);
+  const anthropic = dialect === 'anthropic';
+  const body = anthropic ? anthropicErrorBody(error) : openAIErrorBody(error);
   const responseHeaders: Record<string, string> = { 'content-type': 'application/json', ...error.headers, ...headers };
-  return new Response(JSON.stringify(body), { status: error.status, headers: responseHeaders });
+  return new Response(JSON.stringify(body), {
+    status: anthropic ? anthropicStatus(error.status) : error.status,
+    headers: responseHeaders,
+  });
 }
 
 /** Shorthand for a 400 naming the offending field. */

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
  * - `slow-stream`: the `text` stream, one event every 150 ms (to test client aborts mid-stream);
  * - `hang`: accepts the request and never answers (to test upstream timeouts);
  * - `broken-stream`: sends the first events of the `text` stream, then drops the connection.
+ * Anthropic's `/messages/count_tokens` answers `{"input_tokens": <the request body's length>}`.
  * It checks the credential each provider expects and records every request for assertions.
  */
 export interface MockUpstream {
@@ -78,7 +79,8 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     }
     const path = (request.url ?? '/').split('?')[0] as string;
     state.requests.push({ path, headers: request.headers, body });
-    const provider = path.endsWith('/messages') ? 'anthropic' : 'openai-compatible';
+    const provider =
+      path.endsWith('/messages') || path.endsWith('/messages/count_tokens') ? 'anthropic' : 'openai-compatible';
     const presented =
       provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
     if (presented !== mockUpstreamApiKey) {
@@ -86,6 +88,13 @@ export async function startMockUpstream(): Promise<MockUpstream> {
       return;
     }
     let model = String(body.model);
+    if (path.endsWith('/messages/count_tokens')) {
+      // Anthropic's answer shape; the count is the mock's own (the request's JSON length), so tests can tell it apart.
+      if (model.startsWith('error-'))
+        sendJson(response, Number(model.slice(6, 9)), fixture(provider, `${model}.json`) ?? '{}');
+      else sendJson(response, 200, JSON.stringify({ input_tokens: text.length }));
+      return;
+    }
     if (path.endsWith('/embeddings')) model = 'embeddings';
     if (model === 'hang') {
       hanging.add(response);
