@@ -15,4 +15,10 @@ export const bundledMigrations: readonly BundledMigration[] = [
     breakpoints: true,
     sql: 'ALTER TABLE "usage_events" ADD COLUMN "client_request_id" text;--> statement-breakpoint\nCREATE INDEX "usage_events_client_request_idx" ON "usage_events" USING btree ("client_request_id") WHERE "usage_events"."client_request_id" is not null;',
   },
+  {
+    tag: '0002_client_api',
+    folderMillis: 1795633541441,
+    breakpoints: true,
+    sql: 'ALTER TABLE "usage_events" ADD COLUMN "client_api" text;',
+  },
 ];

@@ -45,6 +45,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
         deployment: null,
         upstreamModel: null,
         operation: 'embeddings',
+        clientApi: null,
         usageSource: 'none',
         stream: false,
         timeToFirstTokenMs: null,
@@ -119,7 +120,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
       expect(statements[0]!.query).toMatch(
         /^insert into "usage_events" .* select .* from unnest\(.*\) as u\(.*\) on conflict/,
       );
-      expect(statements[0]!.parameters).toHaveLength(21);
+      expect(statements[0]!.parameters).toHaveLength(22);
       const [stored] = await database.db
         .select({ rows: count(), tokens: sql<number>`sum(${usageEvents.inputTokens})::float8`.mapWith(Number) })
         .from(usageEvents)

@@ -28,6 +28,7 @@ const usageColumns: readonly UsageColumn[] = [
   { name: 'deployment', arrayType: 'text[]', read: (event) => event.deployment },
   { name: 'upstream_model', arrayType: 'text[]', read: (event) => event.upstreamModel },
   { name: 'operation', arrayType: 'text[]', read: (event) => event.operation },
+  { name: 'client_api', arrayType: 'text[]', read: (event) => event.clientApi ?? null },
   { name: 'input_tokens', arrayType: 'integer[]', read: (event) => whole(event.inputTokens) },
   { name: 'output_tokens', arrayType: 'integer[]', read: (event) => whole(event.outputTokens) },
   { name: 'cached_input_tokens', arrayType: 'integer[]', read: (event) => whole(event.cachedInputTokens) },

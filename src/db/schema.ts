@@ -66,6 +66,8 @@ export const usageEvents = pgTable(
     deployment: text('deployment'),
     upstreamModel: text('upstream_model'),
     operation: text('operation').notNull(),
+    /** The client API the request came in (`openai-chat`, `anthropic-messages` ...); null in rows of older versions. */
+    clientApi: text('client_api'),
     inputTokens: integer('input_tokens').notNull(),
     outputTokens: integer('output_tokens').notNull(),
     cachedInputTokens: integer('cached_input_tokens').notNull(),

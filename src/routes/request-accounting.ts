@@ -123,6 +123,7 @@ export function finishRequest(
     deployment: deployment?.id ?? null,
     upstreamModel: deployment?.target.model ?? null,
     operation: record.operation,
+    clientApi: record.clientApi ?? null,
     inputTokens: tokenCount(usage.inputTokens),
     outputTokens: tokenCount(usage.outputTokens),
     cachedInputTokens: tokenCount(usage.cachedInputTokens),

@@ -25,6 +25,11 @@ export interface UsageEvent {
   deployment: string | null;
   upstreamModel: string | null;
   operation: string;
+  /**
+   * The client API the request came in (`openai-chat`, `openai-embeddings`, `anthropic-messages` ...). Absent in events
+   * spilled by an older version (read as null).
+   */
+  clientApi?: string | null;
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;

@@ -34,6 +34,11 @@ export function accountingGatewayConfig(mockUrl: string): Record<string, unknown
       'gpt-other': deployment('text'),
       'gpt-slow': deployment('slow-stream'),
       'gpt-priced': deployment('text', { pricing: { input: 0, output: 10_000 } }),
+      'claude-text': {
+        deployments: [
+          { provider: 'anthropic', model: 'text', baseURL: `${mockUrl}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
+        ],
+      },
     },
   };
 }

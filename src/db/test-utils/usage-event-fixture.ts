@@ -12,6 +12,7 @@ export function usageEventFixture(overrides: Partial<UsageEvent> = {}): UsageEve
     deployment: 'openai/gpt-4o-2024-08-06',
     upstreamModel: 'gpt-4o-2024-08-06',
     operation: 'chat',
+    clientApi: 'openai-chat',
     inputTokens: 120,
     outputTokens: 30,
     cachedInputTokens: 64,
