@@ -30,6 +30,36 @@ const validChat = {
   stream: false,
 };
 
+const validMessages = {
+  model: 'claude',
+  max_tokens: 64,
+  system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+  messages: [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'hmm', signature: 'c2ln' },
+        { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] },
+  ],
+  tools: [{ name: 'f', description: 'F', input_schema: { type: 'object', properties: { a: { type: 'number' } } } }],
+  tool_choice: { type: 'auto' },
+  thinking: { type: 'enabled', budget_tokens: 1024 },
+  stop_sequences: ['x'],
+  temperature: 0.5,
+  metadata: { user_id: 'u1' },
+  stream: false,
+};
+
 const strangeValues: unknown[] = [
   null,
   true,
@@ -68,8 +98,8 @@ function clone<T>(value: T): T {
 }
 
 /** Replaces the value at a random path of a valid body with a strange value, or deletes it. */
-function mutateStructure(next: () => number): string {
-  const body = clone(validChat) as Record<string, unknown>;
+function mutateStructure(next: () => number, valid: Record<string, unknown>): string {
+  const body = clone(valid);
   let target: Record<string, unknown> | unknown[] = body;
   for (let depth = 0; depth < 4; depth++) {
     const keys: (string | number)[] = Array.isArray(target) ? target.map((_, index) => index) : Object.keys(target);
@@ -87,8 +117,8 @@ function mutateStructure(next: () => number): string {
 }
 
 /** Breaks the JSON text itself: truncation, byte flips, garbage, deep nesting. */
-function mutateText(next: () => number): string {
-  const text = JSON.stringify(validChat);
+function mutateText(next: () => number, valid: Record<string, unknown>): string {
+  const text = JSON.stringify(valid);
   switch (Math.floor(next() * 7)) {
     case 0:
       return text.slice(0, Math.floor(next() * text.length));
@@ -103,7 +133,7 @@ function mutateText(next: () => number): string {
     case 3:
       return '['.repeat(5000) + ']'.repeat(5000);
     case 4:
-      return `{"model":"fast","messages":${'['.repeat(2000)}${']'.repeat(2000)}}`;
+      return `{"model":"${String(valid.model)}","messages":${'['.repeat(2000)}${']'.repeat(2000)}}`;
     case 5:
       return JSON.stringify(pick(next, strangeValues));
     default:
@@ -111,20 +141,93 @@ function mutateText(next: () => number): string {
   }
 }
 
-describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
+/** Whether a response body is exactly OpenAI's error envelope. */
+function isOpenAIEnvelope(value: unknown): boolean {
+  const envelope = value as { error?: Record<string, unknown> } | undefined;
+  const error = envelope?.error;
+  return (
+    error !== undefined &&
+    Object.keys(envelope ?? {}).join() === 'error' &&
+    Object.keys(error).sort().join() === 'code,message,param,type' &&
+    typeof error.message === 'string' &&
+    error.message.length > 0 &&
+    typeof error.type === 'string' &&
+    (error.param === null || typeof error.param === 'string')
+  );
+}
+
+const anthropicErrorTypes = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'api_error',
+  'timeout_error',
+  'overloaded_error',
+]);
+
+/** Whether a response body is exactly Anthropic's error envelope. */
+function isAnthropicEnvelope(value: unknown): boolean {
+  const envelope = value as { type?: unknown; error?: Record<string, unknown> } | undefined;
+  const error = envelope?.error;
+  return (
+    envelope?.type === 'error' &&
+    error !== undefined &&
+    Object.keys(envelope).sort().join() === 'error,type' &&
+    Object.keys(error).sort().join() === 'message,type' &&
+    typeof error.message === 'string' &&
+    error.message.length > 0 &&
+    anthropicErrorTypes.has(String(error.type))
+  );
+}
+
+/** One client API under fuzz: its endpoints, a valid body to mutate, its credential header and its error envelope. */
+interface FuzzedApi {
+  name: string;
+  paths: readonly string[];
+  valid: Record<string, unknown>;
+  headers: Record<string, string>;
+  isEnvelope: (value: unknown) => boolean;
+  cases: number;
+  seed: number;
+}
+
+const fuzzedApis: FuzzedApi[] = [
+  {
+    name: 'OpenAI (chat completions, embeddings)',
+    paths: ['/v1/chat/completions', '/v1/chat/completions', '/v1/embeddings'],
+    valid: validChat,
+    headers: { authorization: 'Bearer sk-fuzz-master-key' },
+    isEnvelope: isOpenAIEnvelope,
+    cases: 600,
+    seed: 20261121,
+  },
+  {
+    name: 'Anthropic (messages, count_tokens)',
+    paths: ['/v1/messages', '/v1/messages', '/v1/messages/count_tokens'],
+    valid: validMessages,
+    headers: { 'x-api-key': 'sk-fuzz-master-key', 'anthropic-version': '2023-06-01' },
+    isEnvelope: isAnthropicEnvelope,
+    cases: 600,
+    seed: 20261125,
+  },
+];
+
+describe('fuzzing the client endpoints with malformed bodies', () => {
   let mock: MockUpstream;
   let gateway: ReturnType<typeof createGateway>;
 
   beforeAll(async () => {
     mock = await startMockUpstream();
+    const deployment = (provider: string) => ({
+      deployments: [{ provider, model: 'text', baseURL: `${mock.url}/v1`, apiKey: mockUpstreamApiKey }],
+    });
     gateway = createGateway(
       {
         server: { bodyLimitBytes: 64 * 1024 },
-        modelGroups: {
-          fast: {
-            deployments: [{ provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: mockUpstreamApiKey }],
-          },
-        },
+        modelGroups: { fast: deployment('openai'), claude: deployment('anthropic') },
       },
       { masterKey: 'sk-fuzz-master-key', services: { logger: { info() {}, warn() {}, error() {} } } },
     );
@@ -134,52 +237,49 @@ describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
     await mock?.close();
   });
 
-  it('answers every malformed body with a 4xx in the exact OpenAI envelope (seeded, 600 cases)', async () => {
-    const next = seededRandom(20261121);
-    const failures: string[] = [];
-    const statuses: Record<number, number> = {};
-    for (let index = 0; index < 600; index++) {
-      const path = pick(next, ['/v1/chat/completions', '/v1/chat/completions', '/v1/embeddings']);
-      const body = next() < 0.6 ? mutateStructure(next) : mutateText(next);
-      const response = await gateway.request(path, {
-        method: 'POST',
-        headers: {
-          authorization: 'Bearer sk-fuzz-master-key',
-          'content-type': pick(next, ['application/json', 'text/plain', 'application/x-www-form-urlencoded']),
-        },
-        body,
-      });
-      const text = await response.text();
-      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-      if (response.status === 200) continue; // the mutation happened to leave a valid request
-      let envelope: { error?: Record<string, unknown> } | undefined;
-      try {
-        envelope = JSON.parse(text) as { error?: Record<string, unknown> };
-      } catch {
-        envelope = undefined;
+  it.each(fuzzedApis)(
+    'answers every malformed body to $name with a 4xx in its exact error envelope (seeded)',
+    async (api) => {
+      const next = seededRandom(api.seed);
+      const failures: string[] = [];
+      const statuses: Record<number, number> = {};
+      for (let index = 0; index < api.cases; index++) {
+        const path = pick(next, api.paths);
+        const body = next() < 0.6 ? mutateStructure(next, api.valid) : mutateText(next, api.valid);
+        // Half the mutated Messages bodies go to the OpenAI-shaped deployment: translated, not passed through.
+        const routed =
+          api.valid === validMessages && next() < 0.5 ? body.replace('"model":"claude"', '"model":"fast"') : body;
+        const response = await gateway.request(path, {
+          method: 'POST',
+          headers: {
+            ...api.headers,
+            'content-type': pick(next, ['application/json', 'text/plain', 'application/x-www-form-urlencoded']),
+          },
+          body: routed,
+        });
+        const text = await response.text();
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        if (response.status === 200) continue; // the mutation happened to leave a valid request
+        let envelope: unknown;
+        try {
+          envelope = JSON.parse(text);
+        } catch {
+          envelope = undefined;
+        }
+        const wellFormed = response.status >= 400 && response.status < 500 && api.isEnvelope(envelope);
+        if (!wellFormed)
+          failures.push(`#${index} ${path} ${response.status} body=${routed.slice(0, 120)} -> ${text.slice(0, 200)}`);
       }
-      const error = envelope?.error;
-      const wellFormed =
-        response.status >= 400 &&
-        response.status < 500 &&
-        error !== undefined &&
-        Object.keys(envelope ?? {}).join() === 'error' &&
-        Object.keys(error).sort().join() === 'code,message,param,type' &&
-        typeof error.message === 'string' &&
-        error.message.length > 0 &&
-        typeof error.type === 'string' &&
-        (error.param === null || typeof error.param === 'string');
-      if (!wellFormed)
-        failures.push(`#${index} ${path} ${response.status} body=${body.slice(0, 120)} -> ${text.slice(0, 200)}`);
-    }
-    expect(failures).toEqual([]);
-    // The corpus must really exercise rejection paths, not only valid requests.
-    expect(
-      Object.entries(statuses)
-        .filter(([status]) => Number(status) >= 400)
-        .reduce((sum, [, count]) => sum + count, 0),
-    ).toBeGreaterThan(400);
-  }, 60_000);
+      expect(failures).toEqual([]);
+      // The corpus must really exercise rejection paths, not only valid requests.
+      expect(
+        Object.entries(statuses)
+          .filter(([status]) => Number(status) >= 400)
+          .reduce((sum, [, count]) => sum + count, 0),
+      ).toBeGreaterThan(api.cases / 2);
+    },
+    120_000,
+  );
 
   it('answers oversized bodies with 413 and unauthenticated ones with 401, before reading them', async () => {
     const large = JSON.stringify({ ...validChat, messages: [{ role: 'user', content: 'x'.repeat(100_000) }] });
@@ -202,5 +302,27 @@ describe('fuzzing the OpenAI endpoints with malformed bodies', () => {
       headers: { authorization: 'Bearer sk-fuzz-master-key' },
     });
     expect(unknownPath.status).toBe(404);
+    const anthropicUnknown = await gateway.request('/v1/messages/batches', {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-fuzz-master-key', 'anthropic-version': '2023-06-01' },
+    });
+    expect(anthropicUnknown.status).toBe(404);
+    expect(isAnthropicEnvelope(await anthropicUnknown.json())).toBe(true);
+    const anthropicAnonymous = await gateway.request('/v1/messages', { method: 'POST', body: '{}' });
+    expect(anthropicAnonymous.status).toBe(401);
+    expect(isAnthropicEnvelope(await anthropicAnonymous.json())).toBe(true);
+    const anthropicWrongMethod = await gateway.request('/v1/messages', {
+      method: 'GET',
+      headers: { 'x-api-key': 'sk-fuzz-master-key' },
+    });
+    expect(anthropicWrongMethod.status).toBe(405);
+    expect(isAnthropicEnvelope(await anthropicWrongMethod.json())).toBe(true);
+    const anthropicTooLarge = await gateway.request('/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-fuzz-master-key' },
+      body: JSON.stringify({ ...validMessages, messages: [{ role: 'user', content: 'x'.repeat(100_000) }] }),
+    });
+    expect(anthropicTooLarge.status).toBe(413);
+    expect(await anthropicTooLarge.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
   });
 });
