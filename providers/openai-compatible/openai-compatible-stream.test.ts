@@ -212,4 +212,17 @@ describe('openAICompatibleChatStream', () => {
     expect(isGatewayError(error)).toBe(true);
     expect(error).toMatchObject({ status: 502, code: 'upstream_invalid_response' });
   });
+
+  it('reports a stream that closed without data: [DONE] as cut off, once the framing says so', () => {
+    const state = openAICompatibleChatStream.init();
+    openAICompatibleChatStream.onEvent(state, { type: undefined, data: chunk({ content: 'Hel' }) });
+    const cut = openAICompatibleChatStream.onEnd(state, { sentinel: false });
+    expect(cut.at(-1)).toMatchObject({
+      type: 'error',
+      error: { status: 502, code: 'upstream_stream_incomplete', retryable: false },
+    });
+    const whole = openAICompatibleChatStream.init();
+    openAICompatibleChatStream.onEvent(whole, { type: undefined, data: chunk({}, 'stop') });
+    expect(openAICompatibleChatStream.onEnd(whole, { sentinel: true }).map((part) => part.type)).toEqual([]);
+  });
 });

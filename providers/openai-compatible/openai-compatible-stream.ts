@@ -1,5 +1,11 @@
 import * as z from 'zod/mini';
-import type { CanonicalStreamPart, CanonicalUsage, ChatStreamReducer } from '../../src/canonical/index.ts';
+import type {
+  CanonicalStreamPart,
+  CanonicalUsage,
+  ChatStreamReducer,
+  StreamEnding,
+} from '../../src/canonical/index.ts';
+import { upstreamError } from '../../src/errors.ts';
 import type { DecodedStreamEvent } from '../../src/framing/index.ts';
 import {
   invalidOpenAICompatibleBody,
@@ -209,7 +215,8 @@ function onChunk(state: OpenAICompatibleStreamState, data: unknown): CanonicalSt
  * - `finish_reason` yields one `finish` per choice; a choice that never sent one gets `finish` `other` at the end.
  * - Usage (the `choices: []` chunk OpenAI sends when `include_usage` is set, or Groq's `x_groq.usage`) is held
  *   and yielded once by `onEnd`, so servers that repeat cumulative usage on several chunks are counted once.
- * - An `{error:{...}}` event throws the mapped GatewayError.
+ * - An `{error:{...}}` event throws the mapped GatewayError; a stream that closes without `data: [DONE]` ends with an
+ *   `error` part (502 `upstream_stream_incomplete`): the answer was cut off, or at best its end was not confirmed.
  *
  * Delta `refusal` and `logprobs` have no canonical stream part and are dropped.
  *
@@ -225,7 +232,7 @@ export const openAICompatibleChatStream: ChatStreamReducer<OpenAICompatibleStrea
   onEvent(state: OpenAICompatibleStreamState, event: DecodedStreamEvent): CanonicalStreamPart[] {
     return onChunk(state, event.data);
   },
-  onEnd(state: OpenAICompatibleStreamState): CanonicalStreamPart[] {
+  onEnd(state: OpenAICompatibleStreamState, ending?: StreamEnding): CanonicalStreamPart[] {
     const parts: CanonicalStreamPart[] = [];
     for (const [choiceIndex, choice] of state.choices) {
       if (choice.finished) continue;
@@ -236,6 +243,18 @@ export const openAICompatibleChatStream: ChatStreamReducer<OpenAICompatibleStrea
     if (state.usage !== undefined) {
       startIfNeeded(state, parts);
       parts.push({ type: 'usage', usage: state.usage });
+    }
+    // Without the framing's word on it (a caller of the reducer alone), the end is taken as complete.
+    if (ending !== undefined && !ending.sentinel) {
+      parts.push({
+        type: 'error',
+        error: upstreamError(
+          'upstream_stream_incomplete',
+          'openai-compatible',
+          'The upstream stream ended without its final [DONE] event; the answer may be incomplete.',
+          { retryable: !state.started },
+        ),
+      });
     }
     return parts;
   },

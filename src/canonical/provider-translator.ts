@@ -48,7 +48,18 @@ export interface UpstreamRequest {
 export interface ChatStreamReducer<State = unknown> {
   init(): State;
   onEvent(state: State, event: DecodedStreamEvent): CanonicalStreamPart[];
-  onEnd(state: State): CanonicalStreamPart[];
+  /**
+   * The stream is over. `ending.sentinel` says whether the framing's end sentinel came (OpenAI's `data: [DONE]`,
+   * which the framing consumes, so reducers never see it as an event): a reducer for a provider that sends one
+   * reports a stream without it as cut off.
+   */
+  onEnd(state: State, ending?: StreamEnding): CanonicalStreamPart[];
+}
+
+/** How an upstream stream ended, as the shared framing saw it. */
+export interface StreamEnding {
+  /** Whether the end sentinel (`data: [DONE]`) came before the stream closed. */
+  sentinel: boolean;
 }
 
 /**

@@ -38,6 +38,7 @@ export function createTranslatedStreamTransformer(
   const redactor = options.redactor ?? noSecretRedactor;
   let usage: CanonicalUsage | undefined;
   let failure: GatewayError | undefined;
+  let sentinel = false;
   const finish = once((reason?: unknown) => options.onEnd(usage, failure ?? reason));
 
   const render = (parts: CanonicalStreamPart[]): string => {
@@ -60,6 +61,7 @@ export function createTranslatedStreamTransformer(
         for (const event of decoder.push(textDecoder.decode(chunk, { stream: true }))) {
           const decoded = decodeJsonEvent(event, providerName);
           if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
+          else sentinel = true;
         }
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
@@ -76,8 +78,9 @@ export function createTranslatedStreamTransformer(
         for (const event of [...decoder.push(textDecoder.decode()), ...decoder.end()]) {
           const decoded = decodeJsonEvent(event, providerName);
           if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
+          else sentinel = true;
         }
-        output += render(reducer.onEnd(reducerState));
+        output += render(reducer.onEnd(reducerState, { sentinel }));
         if (failure === undefined) output += renderer.end();
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
