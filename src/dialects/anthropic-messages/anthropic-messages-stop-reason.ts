@@ -1,15 +1,15 @@
 import type { CanonicalFinishReason } from '../../canonical/canonical-chat-response.ts';
 
-/** Anthropic's own stop reasons, kept as they came when an Anthropic upstream sent them. */
-const anthropicStopReasons = new Set([
-  'end_turn',
-  'max_tokens',
-  'stop_sequence',
-  'tool_use',
-  'pause_turn',
-  'refusal',
-  'model_context_window_exceeded',
-]);
+/** Anthropic's own stop reasons and the unified reason each means, to keep one an Anthropic upstream sent. */
+const unifiedOfAnthropicStopReason: Record<string, CanonicalFinishReason['unified']> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool-calls',
+  refusal: 'content-filter',
+  pause_turn: 'other',
+};
 
 const stopReasonByUnified: Record<CanonicalFinishReason['unified'], string> = {
   stop: 'end_turn',
@@ -27,7 +27,8 @@ const stopReasonByUnified: Record<CanonicalFinishReason['unified'], string> = {
  * `stop_sequence`.
  */
 export function anthropicStopReason(reason: CanonicalFinishReason, stoppedBySequence = false): string {
-  if (reason.raw !== undefined && anthropicStopReasons.has(reason.raw)) return reason.raw;
+  // Kept only when it means what the unified reason says: the JSON-answer tool's `tool_use` is a `stop` to the client.
+  if (reason.raw !== undefined && unifiedOfAnthropicStopReason[reason.raw] === reason.unified) return reason.raw;
   if (reason.unified === 'stop' && stoppedBySequence) return 'stop_sequence';
   return stopReasonByUnified[reason.unified];
 }
