@@ -11,6 +11,7 @@ import { anthropicMessagesDialect } from './dialects/anthropic-messages/anthropi
 import { resolveModelGroups } from './routing/resolve-model-groups.ts';
 import { openAIChatDialect } from './dialects/openai-chat/openai-chat-dialect.ts';
 import { openAIEmbeddingsDialect } from './dialects/openai-embeddings/openai-embeddings-dialect.ts';
+import { openAICompletionsDialect } from './dialects/openai-completions/openai-completions-dialect.ts';
 import { handleModelRequest } from './routes/handle-model-request.ts';
 import { createCountTokensHandler } from './routes/count-tokens-route.ts';
 import { chatOperation, embeddingsOperation } from './routes/model-operation.ts';
@@ -172,10 +173,11 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   app.route('/', createHealthRoutes(services));
   app.post('/v1/chat/completions', handleModelRequest(dependencies, openAIChatDialect, chatOperation));
   app.post('/v1/embeddings', handleModelRequest(dependencies, openAIEmbeddingsDialect, embeddingsOperation));
+  app.post('/v1/completions', handleModelRequest(dependencies, openAICompletionsDialect, chatOperation));
   app.post('/v1/messages', handleModelRequest(dependencies, anthropicMessagesDialect, chatOperation));
   app.post('/v1/messages/count_tokens', createCountTokensHandler(dependencies));
   app.all('/v1/messages/count_tokens', anthropicMethodNotAllowed);
-  for (const path of ['/v1/chat/completions', '/v1/embeddings']) app.all(path, methodNotAllowed);
+  for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/completions']) app.all(path, methodNotAllowed);
   app.all('/v1/messages', anthropicMethodNotAllowed);
   app.get('/v1/models', createModelsHandler(dependencies));
   app.get('/v1/models/:model{.+}', createModelHandler(dependencies));

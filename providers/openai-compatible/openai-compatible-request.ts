@@ -287,6 +287,8 @@ export function buildOpenAICompatibleEmbeddingsRequest(
 const nativePaths: Partial<Record<ClientDialectId, string>> = {
   'openai-chat': '/chat/completions',
   'openai-embeddings': '/embeddings',
+  'openai-responses': '/responses',
+  'openai-completions': '/completions',
 };
 
 /**

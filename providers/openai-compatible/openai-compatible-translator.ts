@@ -26,7 +26,7 @@ export const openAICompatibleTranslator: ProviderTranslator = {
   id: 'openai-compatible',
   operations: ['chat', 'embeddings'],
   streamFraming: 'sse',
-  nativeDialects: ['openai-chat', 'openai-embeddings'],
+  nativeDialects: ['openai-chat', 'openai-embeddings', 'openai-responses', 'openai-completions'],
   buildNativeRequest: buildOpenAICompatibleNativeRequest,
   chatFeatures: ['n', 'logprobs', 'top-k', 'files', 'images', 'json-schema', 'tools', 'reasoning'],
   buildChatRequest: buildOpenAICompatibleChatRequest,

@@ -10,9 +10,16 @@ export type ProviderOperation = 'chat' | 'embeddings';
 
 /**
  * The client dialects the gateway speaks; a deployment that natively speaks one gets same-dialect pass-through.
- * `anthropic-count-tokens` is Messages' token-counting endpoint, passed through on its own.
+ * `anthropic-count-tokens` is Messages' token-counting endpoint, passed through on its own; `openai-completions` is
+ * OpenAI's legacy text completions, which the gateway only passes through (there is nothing to translate it to).
  */
-export type ClientDialectId = 'openai-chat' | 'openai-embeddings' | 'anthropic-messages' | 'anthropic-count-tokens';
+export type ClientDialectId =
+  | 'openai-chat'
+  | 'openai-embeddings'
+  | 'openai-responses'
+  | 'openai-completions'
+  | 'anthropic-messages'
+  | 'anthropic-count-tokens';
 
 /**
  * Where and how to call one deployment: resolved from the config (presets applied, env references

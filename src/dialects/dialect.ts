@@ -74,7 +74,8 @@ export interface ClientDialect<Request, Canonical, Answer> {
   summarize(request: Request): ClientRequestSummary;
   /** The dialect's own name for each optional canonical feature, for the 400 when a deployment lacks one. */
   readonly featureParameters: Readonly<Record<CanonicalChatFeature, string>>;
-  toCanonical(request: Request): Canonical;
+  /** The canonical request; absent for a dialect that is only ever passed through (legacy completions). */
+  toCanonical?(request: Request): Canonical;
   /**
    * The protocol headers of the client's request forwarded to a same-dialect upstream (`anthropic-version`,
    * `anthropic-beta`); nothing else the client sends reaches an upstream.
@@ -89,8 +90,8 @@ export interface ClientDialect<Request, Canonical, Answer> {
     request: Request,
     options: NativeStreamTapOptions,
   ): CancellableTransformer<Uint8Array, Uint8Array>;
-  /** Renders a translated, complete answer as the response body. */
-  renderResponse(answer: Answer, request: Request): string;
+  /** Renders a translated, complete answer as the response body (with `toCanonical`). */
+  renderResponse?(answer: Answer, request: Request): string;
   /** A renderer for a translated stream. */
   createStreamRenderer?(request: Request, context: StreamRendererContext): StreamRenderer;
   /** The framed event that ends a stream with an error (the client's in-band error event). */

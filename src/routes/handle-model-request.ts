@@ -1,6 +1,6 @@
 import type { ClientDialect } from '../dialects/dialect.ts';
 import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
-import { isGatewayError } from '../errors.ts';
+import { invalidRequest, isGatewayError } from '../errors.ts';
 import type { StreamEnd } from '../framing/stream-end.ts';
 import type { GatewayContext } from '../gateway-environment.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
@@ -123,6 +123,14 @@ async function translate<Request, Canonical, Answer>(
 ): Promise<Response> {
   const { dependencies, record, deployment, request } = routed;
   const { translator, target } = deployment;
+  if (dialect.toCanonical === undefined || dialect.renderResponse === undefined) {
+    throw invalidRequest(
+      `The model \`${record.modelGroup}\` is served by deployment ${deployment.id} (${target.providerName}), which does ` +
+        `not serve this API (${dialect.id}) and the gateway cannot translate it.`,
+      'model',
+      'unsupported_operation',
+    );
+  }
   const canonical = dialect.toCanonical(request);
   const upstreamRequest = await operation.buildRequest(translator, canonical, target, dialect.featureParameters);
   const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);

@@ -224,6 +224,28 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
       expect(models).toContain('claude-tools');
     });
 
+    it('passes legacy completions through to a deployment that serves them, and names one that does not', async () => {
+      const completion = await client.completions.create({ model: 'gpt-text', prompt: 'Say this is a test' });
+      expect(completion.choices[0]?.text).toBe('\n\nThis is indeed a test.');
+      expect(completion.usage?.total_tokens).toBe(12);
+      expect(mock.requests.at(-1)).toMatchObject({ path: '/v1/completions', body: { model: 'text' } });
+      const stream = await client.completions.create({ model: 'gpt-text', prompt: 'Say this is a test', stream: true });
+      let text = '';
+      let usageSeen = false;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.text ?? '';
+        if (chunk.usage) usageSeen = true;
+      }
+      expect(text).toBe('\n\nThis is indeed a test.');
+      expect(usageSeen).toBe(false);
+      expect(mock.requests.at(-1)?.body.stream_options).toEqual({ include_usage: true });
+      const refused = await client.completions
+        .create({ model: 'claude-text', prompt: 'x' })
+        .catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/claude-text\/0 \(anthropic\)/);
+    });
+
     it('keeps the upstream message and status of upstream errors', async () => {
       const error = await client.chat.completions
         .create({ model: 'gpt-rate-limited', messages: [{ role: 'user', content: 'x' }] })

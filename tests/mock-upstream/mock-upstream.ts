@@ -34,8 +34,17 @@ export const mockUpstreamApiKey = 'sk-mock-upstream';
 
 const providersDirectory = fileURLToPath(new URL('../../providers/', import.meta.url));
 
+const ownFixturesDirectory = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
+
+/**
+ * A recorded answer: a provider's fixture, or for OpenAI's legacy `/v1/completions` (which no translator reads, so its
+ * fixtures are not a provider's) one of the mock's own `__fixtures__/completions-<case>`.
+ */
 function fixture(provider: string, name: string): string | undefined {
-  const path = `${providersDirectory}${provider}/__fixtures__/${name}`;
+  const path =
+    provider === 'completions'
+      ? `${ownFixturesDirectory}completions-${name}`
+      : `${providersDirectory}${provider}/__fixtures__/${name}`;
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 }
 
@@ -80,11 +89,19 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     const path = (request.url ?? '/').split('?')[0] as string;
     state.requests.push({ path, headers: request.headers, body });
     const provider =
-      path.endsWith('/messages') || path.endsWith('/messages/count_tokens') ? 'anthropic' : 'openai-compatible';
+      path.endsWith('/messages') || path.endsWith('/messages/count_tokens')
+        ? 'anthropic'
+        : path === '/v1/completions'
+          ? 'completions'
+          : 'openai-compatible';
     const presented =
       provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
     if (presented !== mockUpstreamApiKey) {
-      sendJson(response, 401, fixture(provider, 'error-401.json') ?? '{}');
+      sendJson(
+        response,
+        401,
+        fixture(provider === 'anthropic' ? provider : 'openai-compatible', 'error-401.json') ?? '{}',
+      );
       return;
     }
     let model = String(body.model);

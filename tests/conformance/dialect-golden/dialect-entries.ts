@@ -85,7 +85,10 @@ export function defineDialectEntry<Request>(definition: DialectEntryDefinition<R
     reassembler,
     checkStreamGrammar,
     toolCallsStopReason,
-    renderResponse: (answer) => dialect.renderResponse(answer, parse(definition.requestBody, false)),
+    renderResponse(answer) {
+      if (dialect.renderResponse === undefined) throw new Error(`${id} renders no translated answers`);
+      return dialect.renderResponse(answer, parse(definition.requestBody, false));
+    },
     createStreamRenderer(context) {
       if (dialect.createStreamRenderer === undefined) throw new Error(`${id} renders no streams`);
       return dialect.createStreamRenderer(parse(definition.streamRequestBody, true), context);
