@@ -35,17 +35,17 @@ describe('openAICompatiblePresets', () => {
   });
 
   it('needs no key for local servers, and a base URL from the config for vllm and generic servers', () => {
-    expect(openAICompatiblePresets.ollama).toEqual({
+    expect(openAICompatiblePresets.ollama).toMatchObject({
       translator: 'openai-compatible',
       baseURL: 'http://localhost:11434/v1',
       keyOptional: true,
     });
-    expect(openAICompatiblePresets.vllm).toEqual({
+    expect(openAICompatiblePresets.vllm).toMatchObject({
       translator: 'openai-compatible',
       baseURL: undefined,
       keyOptional: true,
     });
-    expect(openAICompatiblePresets['openai-compatible']).toEqual({
+    expect(openAICompatiblePresets['openai-compatible']).toMatchObject({
       translator: 'openai-compatible',
       baseURL: undefined,
       keyOptional: true,
@@ -67,5 +67,24 @@ describe('builtinProviders', () => {
       baseURL: 'https://api.anthropic.com/v1',
       apiKeyEnvironmentVariable: 'ANTHROPIC_API_KEY',
     });
+  });
+
+  it('passes through the Responses API only to OpenAI itself, and legacy completions to the servers that keep it', () => {
+    const serving = (dialect: string) =>
+      Object.entries(openAICompatiblePresets)
+        .filter(([, preset]) => (preset.nativeDialects as readonly string[] | undefined)?.includes(dialect))
+        .map(([name]) => name);
+    expect(serving('openai-responses')).toEqual(['openai']);
+    expect(serving('openai-completions')).toEqual([
+      'openai',
+      'together',
+      'xai',
+      'fireworks',
+      'openrouter',
+      'ollama',
+      'vllm',
+      'openai-compatible',
+    ]);
+    expect(serving('openai-chat')).toEqual(Object.keys(openAICompatiblePresets));
   });
 });

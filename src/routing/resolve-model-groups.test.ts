@@ -85,7 +85,7 @@ describe('resolveModelGroups', () => {
     expect(
       problems([{ provider: 'groq', model: 'llama', apiKey: 'gsk', nativeDialects: ['anthropic-messages'] }]),
     ).toEqual([
-      'modelGroups.group.deployments[0].nativeDialects: translator "openai-compatible" cannot pass through anthropic-messages (it can: openai-chat, openai-embeddings)',
+      'modelGroups.group.deployments[0].nativeDialects: translator "openai-compatible" cannot pass through anthropic-messages (it can: openai-chat, openai-embeddings, openai-responses, openai-completions)',
     ]);
   });
 
