@@ -2,13 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /**
- * The benchmark's mock OpenAI upstream: `POST /v1/chat/completions` answers a realistic chat completion (~1 KB JSON
- * with usage) or, with `stream: true`, an SSE stream of ~10 content chunks, an optional usage chunk
- * (`stream_options.include_usage`) and `data: [DONE]`. `GET /health/ready` answers 200 so the floor proxy's cold start
- * can be measured the same way as the gateway's.
+ * The benchmark's mock upstream, OpenAI- and Anthropic-shaped: `POST /v1/chat/completions` answers a realistic chat
+ * completion (~1 KB JSON with usage) or, with `stream: true`, an SSE stream of ~10 content chunks, an optional usage
+ * chunk (`stream_options.include_usage`) and `data: [DONE]`. `POST /v1/messages` answers a realistic Anthropic
+ * Messages JSON answer with the same content and usage (not streamed: the bench sends no streamed Messages request).
+ * `GET /health/ready` answers 200 so the floor proxy's cold start can be measured the same way as the gateway's.
  *
  * It must stay cheap, because it shares a core with the load generator: every body is precomputed per model name and
- * the only per-request work is one `JSON.parse` of the request. There is no artificial delay.
+ * the only per-request work is one `JSON.parse` of the request. There is no artificial delay, and no header (API key,
+ * `anthropic-version`) is checked on either path.
  *
  * Run it alone with `PORT=4000 node bench/bench-mock-upstream.ts`.
  */
@@ -41,7 +43,18 @@ const usage = {
   },
 };
 
+/** The same counts as Anthropic reports them: `input_tokens` excludes the tokens read from the prompt cache. */
+const anthropicUsage = {
+  input_tokens: usage.prompt_tokens - usage.prompt_tokens_details.cached_tokens,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: usage.prompt_tokens_details.cached_tokens,
+  cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+  output_tokens: usage.completion_tokens,
+  service_tier: 'standard',
+};
+
 const completionId = 'chatcmpl-BenchMockUpstream0000000000001';
+const messageId = 'msg_01BenchMockUpstream000000001';
 const created = 1_760_000_000;
 const systemFingerprint = 'fp_bench0001';
 
@@ -50,6 +63,8 @@ interface MockBodies {
   completion: Buffer;
   streamWithUsage: Buffer[];
   streamWithoutUsage: Buffer[];
+  /** The Anthropic Messages answer. */
+  message: Buffer;
 }
 
 function buildCompletion(model: string): Buffer {
@@ -70,6 +85,21 @@ function buildCompletion(model: string): Buffer {
       usage,
       service_tier: 'default',
       system_fingerprint: systemFingerprint,
+    }),
+  );
+}
+
+function buildMessage(model: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      id: messageId,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text: completionContent }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: anthropicUsage,
     }),
   );
 }
@@ -111,6 +141,7 @@ function bodiesFor(model: string): MockBodies {
       completion: buildCompletion(model),
       streamWithUsage: buildStream(model, true),
       streamWithoutUsage: buildStream(model, false),
+      message: buildMessage(model),
     };
     if (bodiesByModel.size < maximumCachedModels) bodiesByModel.set(model, bodies);
   }
@@ -120,6 +151,9 @@ function bodiesFor(model: string): MockBodies {
 const readyBody = Buffer.from('{"status":"ready"}');
 const notFoundBody = Buffer.from('{"error":{"message":"not found","type":"invalid_request_error"}}');
 const badRequestBody = Buffer.from('{"error":{"message":"invalid JSON body","type":"invalid_request_error"}}');
+const anthropicBadRequestBody = Buffer.from(
+  '{"type":"error","error":{"type":"invalid_request_error","message":"invalid JSON body"}}',
+);
 
 function sendJson(response: ServerResponse, status: number, body: Buffer): void {
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
@@ -157,10 +191,29 @@ function answerChat(request: IncomingMessage, response: ServerResponse): void {
   });
 }
 
+/** `POST /v1/messages`: the precomputed Messages answer for the request's model, as cheap as the chat path. */
+function answerMessages(request: IncomingMessage, response: ServerResponse): void {
+  const parts: Buffer[] = [];
+  request.on('data', (part: Buffer) => parts.push(part));
+  request.on('end', () => {
+    let messagesRequest: { model?: unknown };
+    try {
+      messagesRequest = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: unknown };
+    } catch {
+      sendJson(response, 400, anthropicBadRequestBody);
+      return;
+    }
+    const bodies = bodiesFor(typeof messagesRequest.model === 'string' ? messagesRequest.model : 'bench-claude');
+    sendJson(response, 200, bodies.message);
+  });
+}
+
 function handle(request: IncomingMessage, response: ServerResponse): void {
   const path = request.url ?? '/';
   if (request.method === 'POST' && path === '/v1/chat/completions') {
     answerChat(request, response);
+  } else if (request.method === 'POST' && path === '/v1/messages') {
+    answerMessages(request, response);
   } else if (request.method === 'GET' && path === '/health/ready') {
     sendJson(response, 200, readyBody);
   } else {

@@ -1,25 +1,44 @@
 /**
- * The client side of the benchmark scenarios: the request bodies wrk sends. Both are a realistic ~1 KB OpenAI chat
- * request (a system prompt and a short conversation), identical except for `stream`.
+ * The client side of the benchmark scenarios: the request bodies wrk sends and the path it sends them to. `chat` and
+ * `chat-stream` are a realistic ~1 KB OpenAI chat request (a system prompt and a short conversation), identical except
+ * for `stream`; `messages` is the same conversation as a ~1 KB Anthropic Messages request (not streamed), for a model
+ * group whose deployment is Anthropic-shaped, so the gateway passes it through in the same dialect.
  */
 
 /** A scenario name as it appears in the report and in `bench/results/latest.json`. */
-export type ScenarioName = 'chat' | 'chat-stream';
+export type ScenarioName = 'chat' | 'chat-stream' | 'messages';
 
 /** Every scenario, in report order. */
-export const scenarioNames: readonly ScenarioName[] = ['chat', 'chat-stream'];
+export const scenarioNames: readonly ScenarioName[] = ['chat', 'chat-stream', 'messages'];
 
-/** The model group the benchmark config defines and every request asks for. */
+/** The model group the benchmark config defines for the OpenAI chat scenarios (an `openai` deployment). */
 export const benchModel = 'bench-model';
 
-const messages = [
-  {
-    role: 'system',
-    content:
-      'You are a support assistant for an online bookshop. Answer briefly and politely, cite the order number when ' +
-      'you refer to an order, never invent tracking numbers, and hand over to a human agent when the customer asks ' +
-      'for a refund above 100 EUR or mentions a legal complaint.',
-  },
+/** The model group of the `messages` scenario (an `anthropic` deployment, so `/v1/messages` passes through). */
+export const benchClaudeModel = 'bench-claude';
+
+/** What wrk, the floor and torii need to know about a scenario besides its body. */
+export interface Scenario {
+  /** The request path, the same on every target (the floor forwards it as it is). */
+  path: string;
+  /** The model group the request asks for. */
+  model: string;
+}
+
+/** Every scenario's request path and model group. */
+export const scenarios: Readonly<Record<ScenarioName, Scenario>> = {
+  chat: { path: '/v1/chat/completions', model: benchModel },
+  'chat-stream': { path: '/v1/chat/completions', model: benchModel },
+  messages: { path: '/v1/messages', model: benchClaudeModel },
+};
+
+const systemPrompt =
+  'You are a support assistant for an online bookshop. Answer briefly and politely, cite the order number when ' +
+  'you refer to an order, never invent tracking numbers, and hand over to a human agent when the customer asks ' +
+  'for a refund above 100 EUR or mentions a legal complaint.';
+
+/** The conversation after the system prompt, user and assistant turns alternating. */
+const conversation = [
   {
     role: 'user',
     content: 'Hi, I ordered two books last Tuesday (order 48213) and only one of them has arrived so far.',
@@ -38,16 +57,29 @@ const messages = [
   },
 ];
 
+const chatMessages = [{ role: 'system', content: systemPrompt }, ...conversation];
+
 /**
  * Returns the JSON request body of a scenario, ~1 KB.
  *
  * @example
  * const body = scenarioRequestBody('chat-stream'); // '{"model":"bench-model","messages":[...],"stream":true,...}'
+ * const messagesBody = scenarioRequestBody('messages'); // '{"model":"bench-claude","max_tokens":256,"system":...}'
  */
 export function scenarioRequestBody(scenario: ScenarioName): string {
+  if (scenario === 'messages') {
+    return JSON.stringify({
+      model: scenarios.messages.model,
+      max_tokens: 256,
+      system: systemPrompt,
+      messages: conversation,
+      temperature: 0.2,
+      metadata: { user_id: 'bench-user-0001' },
+    });
+  }
   const body: Record<string, unknown> = {
-    model: benchModel,
-    messages,
+    model: scenarios[scenario].model,
+    messages: chatMessages,
     temperature: 0.2,
     max_completion_tokens: 256,
     user: 'bench-user-0001',
