@@ -5,7 +5,7 @@ import type { SpendCounterId } from '../../src/limits/budget-spend-counters.ts';
 
 // The counters run inside workerd (tests/conformance/key-counters-test-worker.ts); each client here is its own
 // connection pool, standing for one isolate.
-describe('createDurableObjectSpendCounters (ToriiKeyCounters in workerd)', () => {
+describe('createDurableObjectSpendCounters (ToriiKeyCounters in workerd)', { timeout: 30_000 }, () => {
   let workerd: KeyCountersWorkerd;
 
   beforeAll(async () => {

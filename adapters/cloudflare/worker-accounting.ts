@@ -3,6 +3,7 @@ import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalida
 import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cache.ts';
 import { createCacheSpendCounters } from '../../src/limits/budget-spend-counters.ts';
 import type { GatewayAccounting } from '../../src/accounting/gateway-accounting.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { GatewayLogger } from '../../src/services.ts';
 import { createDurableObjectLimitStore } from './durable-object-limit-store.ts';
 import { createDurableObjectSpendCounters } from './durable-object-spend-counters.ts';
@@ -10,7 +11,12 @@ import { consumeUsageBatch, type WorkersQueueBatch } from './queue-usage-consume
 import { createQueueUsageSink } from './queue-usage-sink.ts';
 import { createBudgetSyncDriver, requestDrivenTimers } from './worker-budget-sync.ts';
 import { createWorkerDatabase } from './worker-database.ts';
-import { createWorkerKeyStore, createWorkerUsageQuery, createWorkerUsageSink } from './worker-database-stores.ts';
+import {
+  createWorkerKeyStore,
+  createWorkerResponseStore,
+  createWorkerUsageQuery,
+  createWorkerUsageSink,
+} from './worker-database-stores.ts';
 import type { WorkerAccountingSettings, WorkerEnvironment } from './worker-environment.ts';
 import { keptAliveKeyValueCache, keptAliveLimitStore } from './worker-kept-alive.ts';
 import { bundledMigrations } from './worker-migrations-bundled.ts';
@@ -23,6 +29,8 @@ export interface WorkerAccounting {
   authenticator: AssembledAccounting['authenticator'];
   accounting: GatewayAccounting;
   administration: AssembledAccounting['administration'];
+  /** The Responses API's stored responses, in the same Postgres (for `createGateway`'s `responses`). */
+  responseStore: ResponseStore;
   /**
    * Serves one request inside its invocation (worker-request-scope.ts), so background work it starts is kept alive by
    * its `waitUntil`; also asks for a budget sync, which keeps this isolate's budget totals fresh.
@@ -49,6 +57,7 @@ const kvPrefix = 'torii:';
  *   requests (worker-budget-sync.ts).
  * - **Ledger**: usage events batched per isolate (worker-usage-batcher.ts) and sent to the Queue `TORII_USAGE_QUEUE`,
  *   whose consumer ({@link WorkerAccounting.consumeUsage}) writes them to Postgres.
+ * - **Stored responses** (the Responses API): the Drizzle response store on the same Postgres, a connection per call.
  *
  * Missing optional bindings degrade, each with a warning at start: no KV, every isolate's miss goes to Postgres; no
  * Durable Object, limits and budgets count per isolate (budgets corrected from the ledger every 60 s); no Queue, the
@@ -117,6 +126,7 @@ export function openWorkerAccounting(
   return {
     authenticator: assembled.authenticator,
     administration: assembled.administration,
+    responseStore: createWorkerResponseStore(database),
     accounting: {
       ...assembled.accounting,
       ...(budgets === undefined

@@ -41,7 +41,7 @@ const expectedState = {
     hash: migration.hash,
     created_at: String(migration.folderMillis),
   })),
-  tables: ['usage_events', 'virtual_keys'],
+  tables: ['stored_responses', 'usage_events', 'virtual_keys'],
 };
 
 describe('the migrations bundled into the Worker', () => {

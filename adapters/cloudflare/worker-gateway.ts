@@ -42,8 +42,9 @@ function readConfig(environment: WorkerEnvironment): GatewayConfig {
 
 /**
  * Builds the gateway from the Worker's bindings: the master key alone when no database is bound (as small and fast
- * as a stateless proxy: the database code is loaded with a dynamic import, so it is never evaluated), or the full
- * gateway with virtual keys, limits, budgets, the ledger and the admin API (worker-accounting.ts). Throws a
+ * as a stateless proxy: the database code is loaded with a dynamic import, so it is never evaluated; no response is
+ * stored), or the full gateway with virtual keys, limits, budgets, the ledger, the admin API and the Responses API's
+ * stored responses (worker-accounting.ts). Throws a
  * {@link ConfigError} for a missing master key or a bad config; opens no connection (the database is first used by
  * the first request that needs it).
  *
@@ -82,6 +83,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     authenticator: accounting.authenticator,
     accounting: accounting.accounting,
     administration: accounting.administration,
+    responses: { store: accounting.responseStore },
     services,
     secrets,
   });

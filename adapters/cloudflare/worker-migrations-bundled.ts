@@ -21,4 +21,10 @@ export const bundledMigrations: readonly BundledMigration[] = [
     breakpoints: true,
     sql: 'ALTER TABLE "usage_events" ADD COLUMN "client_api" text;',
   },
+  {
+    tag: '0003_stored_responses',
+    folderMillis: 1795634245093,
+    breakpoints: true,
+    sql: 'CREATE TABLE "stored_responses" (\n\t"id" text PRIMARY KEY NOT NULL,\n\t"key_id" text,\n\t"model_group" text NOT NULL,\n\t"deployment_id" text NOT NULL,\n\t"native" boolean NOT NULL,\n\t"previous_response_id" text,\n\t"input_items" jsonb NOT NULL,\n\t"response" jsonb,\n\t"created_at" timestamp (3) with time zone NOT NULL,\n\t"expires_at" timestamp (3) with time zone NOT NULL\n);\n--> statement-breakpoint\nCREATE INDEX "stored_responses_expires_idx" ON "stored_responses" USING btree ("expires_at");',
+  },
 ];

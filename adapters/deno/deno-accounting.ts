@@ -28,7 +28,8 @@ function mayWrite(path: string): boolean {
  *
  * - the database: Postgres through postgres-js with `DATABASE_URL`, otherwise PGlite in `TORII_DATA_DIR/pglite`;
  *   migrated under the advisory lock; the usage queue writes through the Drizzle sink and spills to
- *   `TORII_DATA_DIR/usage-spill` (without write permission there, e.g. on Deno Deploy, it runs without a spill);
+ *   `TORII_DATA_DIR/usage-spill` (without write permission there, e.g. on Deno Deploy, it runs without a spill); the
+ *   Responses API's stored responses live there too (`accounting.responseStore`);
  * - with `UPSTASH_REDIS_REST_URL` and `_TOKEN`: one Upstash client for the shared key cache, budget counters (slots in
  *   the cache) and rate limits (the Lua scripts of the Redis store, `leased` by default). Upstash's REST API has no
  *   subscription to rely on, so key changes reach other instances through the key cache's local lifetime,

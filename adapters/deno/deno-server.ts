@@ -23,9 +23,10 @@ const usageFlushTimeoutMs = 5_000;
 
 /**
  * Serves the gateway with `Deno.serve` (upstream calls through Deno's fetch, which pools connections). Config comes
- * from `TORII_CONFIG` or the embedded defaults. Keys, limits, budgets and the usage ledger work as in a Node single
- * process (see deno-accounting.ts): Postgres (`DATABASE_URL`) or PGlite on local disk, and Upstash Redis over REST
- * (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance.
+ * from `TORII_CONFIG` or the embedded defaults. Keys, limits, budgets, the usage ledger and the Responses API's stored
+ * responses work as in a Node single process (see deno-accounting.ts): Postgres (`DATABASE_URL`) or PGlite on local
+ * disk, and Upstash Redis over REST (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance.
+ * Without a database no response is stored.
  *
  * SIGTERM and SIGINT: stop accepting (`/health/ready` answers 503), let in-flight requests finish (up to
  * `TORII_SHUTDOWN_GRACE_MS`), push pending budget spend, flush the usage queue (5 s, then the rest is spilled to
@@ -50,7 +51,11 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     secrets: runtimeSecrets(environment, masterKey.key),
     ...(accounting === undefined
       ? {}
-      : { accounting: accounting.accounting, administration: accounting.administration }),
+      : {
+          accounting: accounting.accounting,
+          administration: accounting.administration,
+          responses: { store: accounting.responseStore },
+        }),
     services: { upstreamFetch: createFetchUpstream(), isReady: () => accepting },
   });
   const port = options.port ?? settings.port;

@@ -5,8 +5,9 @@ import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenti
 import type { Authenticator } from '../../src/auth/authenticator.ts';
 import type { ProviderRegistry } from '../../src/canonical/provider-translator.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
-import { createGateway as createCoreGateway } from '../../src/gateway.ts';
+import { createGateway as createCoreGateway, type GatewayOptions } from '../../src/gateway.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { GatewayServices } from '../../src/services.ts';
 
 /** Options of the library's {@link createGateway}. */
@@ -28,10 +29,22 @@ export interface LibraryGatewayOptions {
    * the only key the admin API takes). Without it the gateway accepts the master key only and keeps no ledger.
    */
   accounting?: LibraryAccounting;
+  /**
+   * Where the Responses API (`/v1/responses`) keeps responses, so `previous_response_id` and `GET /v1/responses/{id}`
+   * work on every instance: a {@link ResponseStore} such as `createDrizzleResponseStore(db)` from
+   * `torii-gateway/accounting`. Defaults to the store of `accounting` when it has one (`openDatabaseAccounting`'s
+   * does); without either, no response is stored.
+   */
+  responses?: GatewayOptions['responses'];
 }
 
-/** What the `accounting` option takes: an {@link assembleAccounting} result (the rest of it is ignored). */
-export type LibraryAccounting = Pick<AssembledAccounting, 'authenticator' | 'accounting' | 'administration'>;
+/**
+ * What the `accounting` option takes: an {@link assembleAccounting} result (the rest of it is ignored), and the
+ * response store that `openDatabaseAccounting` adds, when there is one.
+ */
+export type LibraryAccounting = Pick<AssembledAccounting, 'authenticator' | 'accounting' | 'administration'> & {
+  responseStore?: ResponseStore;
+};
 
 /**
  * torii as a library: a Hono app serving the OpenAI-compatible API, to serve from any Fetch-based runtime or mount
@@ -66,6 +79,8 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
     options.authenticator ??
     (options.masterKey !== undefined ? createMasterKeyAuthenticator(options.masterKey) : undefined);
   if (authenticator === undefined) throw new Error('createGateway needs a masterKey, an authenticator or accounting.');
+  const responses =
+    options.responses ?? (accounting?.responseStore === undefined ? undefined : { store: accounting.responseStore });
   return createCoreGateway({
     config: parseGatewayConfig(config, options.environment ?? {}),
     providers: options.providers ?? builtinProviders,
@@ -75,6 +90,7 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
     ...(accounting === undefined
       ? {}
       : { accounting: accounting.accounting, administration: accounting.administration }),
+    ...(responses === undefined ? {} : { responses }),
   });
 }
 
@@ -120,3 +136,8 @@ export type { BudgetSpendCounters } from '../../src/limits/budget-spend-counters
 export type { UsageEvent, UsageSink, UsageSpill } from '../../src/usage/usage-event.ts';
 export type { UsageQuery } from '../../src/usage/usage-query.ts';
 export type { GatewayAccounting } from '../../src/accounting/gateway-accounting.ts';
+export {
+  defaultResponseRetentionMs,
+  type ResponseStore,
+  type StoredResponse,
+} from '../../src/responses/response-store.ts';

@@ -5,6 +5,7 @@ import type { VirtualKeyRecord } from '../../src/auth/virtual-key-record.ts';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
 import { GatewayError, isGatewayError, type GatewayErrorInit } from '../../src/errors.ts';
 import type { LimitLease, LimitStore } from '../../src/limits/limit-store.ts';
+import type { ResponseStore, StoredResponse } from '../../src/responses/response-store.ts';
 import type { UsageEvent, UsageSink } from '../../src/usage/usage-event.ts';
 import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
 
@@ -86,6 +87,21 @@ export function createRemoteLimitStore(rpc: ClusterRpcClient): LimitStore {
   };
 }
 
+/**
+ * The Responses API's stored responses, in the primary's database. Responses cross the IPC channel as JSON, which
+ * carries everything a stored response holds (a missing one travels as null).
+ */
+export function createRemoteResponseStore(rpc: ClusterRpcClient): ResponseStore {
+  return {
+    put: async (response) => void (await rpc.call('responses.put', [response])),
+    get: async (id) => orUndefined(await rpc.call<StoredResponse | null>('responses.get', [id])),
+    // JSON has no Infinity (it would arrive as null, an empty chain): the longest chain it means is finite.
+    chain: (id, maxLength) =>
+      rpc.call<StoredResponse[]>('responses.chain', [id, Math.min(maxLength, Number.MAX_SAFE_INTEGER)]),
+    delete: (id) => rpc.call<boolean>('responses.delete', [id]),
+  };
+}
+
 const invalidationChannel = 'keys.invalidation';
 
 /** Key invalidations relayed by the primary to every worker (used when there is no Redis pub/sub). */
@@ -110,6 +126,8 @@ export interface PrimaryServices {
   acceptUsage: (events: readonly UsageEvent[]) => void;
   cache?: KeyValueCache;
   limitStore?: LimitStore;
+  /** The Responses API's stored responses (the Drizzle store over the primary's database). */
+  responseStore?: ResponseStore;
   /** Sends an invalidation to every worker. */
   broadcastInvalidation?: (invalidation: KeyInvalidation) => void;
   /** Further handlers (e.g. usage queries). */
@@ -118,7 +136,7 @@ export interface PrimaryServices {
 
 /** The RPC handlers the primary serves for {@link PrimaryServices}. */
 export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
-  const { keyStore, cache, limitStore } = services;
+  const { keyStore, cache, limitStore, responseStore } = services;
   const lookups = createKeyStoreLookupBatcher(keyStore, { ...services.keyLookup, maxQueued: Number.POSITIVE_INFINITY });
   const handlers: ClusterRpcHandlers = {
     'keys.findByHash': async (hash: string) => (await lookups.findMany([hash]))[0],
@@ -147,6 +165,12 @@ export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
     handlers['limits.lease'] = (request: Parameters<LimitStore['lease']>[0]) => limitStore.lease(request);
     handlers['limits.release'] = (request: Parameters<LimitStore['release']>[0]) => limitStore.release(request);
     handlers['limits.add'] = (request: Parameters<LimitStore['add']>[0]) => limitStore.add(request);
+  }
+  if (responseStore !== undefined) {
+    handlers['responses.put'] = (response: StoredResponse) => responseStore.put(response);
+    handlers['responses.get'] = (id: string) => responseStore.get(id);
+    handlers['responses.chain'] = (id: string, maxLength: number) => responseStore.chain(id, maxLength);
+    handlers['responses.delete'] = (id: string) => responseStore.delete(id);
   }
   return handlers;
 }

@@ -9,6 +9,7 @@ import { createMemoryKeyValueCache } from '../../src/cache/memory-key-value-cach
 import type { LimitStore } from '../../src/limits/limit-store.ts';
 import { createMemoryLimitStore } from '../../src/limits/memory-limit-store.ts';
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { GatewayLogger } from '../../src/services.ts';
 import type { UsageEvent } from '../../src/usage/usage-event.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
@@ -24,6 +25,7 @@ import {
   createRemoteKeyStore,
   createRemoteKeyValueCache,
   createRemoteLimitStore,
+  createRemoteResponseStore,
   createRemoteUsageSink,
   primaryHandlers,
   usageLedgerChannel,
@@ -34,7 +36,7 @@ import { createRedisKeyValueCache } from './redis-key-value-cache.ts';
 import { createRedisLimitStore } from './redis-limit-store.ts';
 
 /**
- * Where a Node process keeps keys, limits and usage, by role:
+ * Where a Node process keeps keys, limits, usage and the Responses API's stored responses, by role:
  *
  * - `single` (TORII_WORKERS=1): everything in this process: the database (PGlite or Postgres), the usage queue with
  *   its disk spill, and, without Redis, an in-process cache and limit store.
@@ -44,6 +46,7 @@ import { createRedisLimitStore } from './redis-limit-store.ts';
  *   works in cluster mode. Without Redis the primary is also the shared cache, limit store and invalidation relay.
  * - `worker` (cluster): the request path. Keys are looked up in its own LRU, then Redis or the primary's cache,
  *   then (through the primary) the database. Usage is queued here and sent to the primary in batches every 200 ms.
+ *   Stored responses are read and written through the primary, one call each (no Redis tier: they are rows).
  *
  * With REDIS_URL, every process (workers and instances alike) shares Redis for the key cache, rate limits (leased
  * slices) and key invalidations (pub/sub).
@@ -59,6 +62,8 @@ export interface NodeDataPlane {
   usageQuery: UsageQuery;
   /** The request path's usage queue (a worker's forwards to the primary). */
   usageQueue: UsageQueue;
+  /** The Responses API's stored responses: in the database (a worker's go through the primary, which owns it). */
+  responseStore: ResponseStore;
   /** Where Redis is used, for logs: `none` or the URL's host. */
   redisHost: string | undefined;
   /**
@@ -284,6 +289,7 @@ export async function openSingleProcessDataPlane(
     keyLookup: settings.keyLookup,
     usageQuery: owner.usageQuery,
     usageQueue: owner.usageQueue,
+    responseStore: owner.responseStore,
     sharedCache: redis?.cache,
     invalidations: redis?.bus ?? createLocalKeyInvalidationBus(),
     limitStore: redis?.limitStore,
@@ -328,6 +334,7 @@ export async function openClusterPrimaryDataPlane(
   const handlers = primaryHandlers({
     keyStore: owner.keyStore,
     keyLookup: settings.keyLookup,
+    responseStore: owner.responseStore,
     acceptUsage: (events: readonly UsageEvent[]) => {
       for (const event of events) owner.usageQueue.enqueue(event);
     },
@@ -403,6 +410,7 @@ export async function openClusterWorkerDataPlane(
     keyLookup: settings.keyLookup,
     usageQuery,
     usageQueue,
+    responseStore: createRemoteResponseStore(rpc),
     sharedCache: redis?.cache ?? createRemoteKeyValueCache(rpc),
     invalidations: redis?.bus ?? createClusterInvalidationBus(rpc),
     limitStore: redis?.limitStore ?? createRemoteLimitStore(rpc),

@@ -29,8 +29,8 @@ export interface NodeGatewayOptions {
   metricsExposition?: GatewayServices['metricsExposition'];
   isReady?: () => boolean;
   /**
-   * Keys, limits and usage (see node-data-plane.ts). Without it the gateway accepts the master key only and keeps
-   * no ledger (the cluster primary's config check uses it that way).
+   * Keys, limits, usage and stored responses (see node-data-plane.ts). Without it the gateway accepts the master key
+   * only, keeps no ledger and stores no responses (the cluster primary's config check uses it that way).
    */
   dataPlane?: NodeDataPlane;
 }
@@ -76,6 +76,7 @@ export async function createNodeGateway(
     authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey, { sha256 }),
     secrets: runtimeSecrets(environment, options.masterKey),
     ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
+    ...(plane === undefined ? {} : { responses: { store: plane.responseStore } }),
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
       metrics,

@@ -1,8 +1,10 @@
 import { join, resolve } from 'node:path';
 import type { KeyStore } from '../../src/auth/key-store.ts';
 import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
+import { createDrizzleResponseStore } from '../../src/db/drizzle-response-store.ts';
 import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
 import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 import {
   createUsageQueue,
@@ -16,11 +18,16 @@ import { openDatabase, type OpenDatabase } from './database-open.ts';
 import { fileSystemReason, StartupError } from './startup-error.ts';
 import { openFileUsageSpill, type FileUsageSpill } from './usage-spill-files.ts';
 
-/** The database-owning half of the accounting: the key store, the ledger's reader and writer, the disk spill. */
+/**
+ * The database-owning half of the accounting: the key store, the ledger's reader and writer, the disk spill, and the
+ * Responses API's stored responses.
+ */
 export interface DatabaseAccountingStores {
   database: OpenDatabase;
   keyStore: KeyStore;
   usageQuery: UsageQuery;
+  /** The Responses API's stored responses, in the same database (for `createGateway`'s `responses`). */
+  responseStore: ResponseStore;
   /** Usage events on their way to the ledger (batched, retried, spilled to disk when the database is away). */
   usageQueue: UsageQueue;
   /** The disk spill in `<dataDirectory>/usage-spill`; absent when opened with `spill: false`. */
@@ -56,8 +63,8 @@ export interface DatabaseAccountingStoresOptions {
 
 /**
  * Opens the database (postgres-js with `DATABASE_URL`, PGlite on local disk otherwise, migrated), the Drizzle key
- * store and usage reader, and the usage queue writing through the Drizzle sink with a file spill. A Node single
- * process, the Node cluster primary, Deno and the library's `openDatabaseAccounting` all open theirs here.
+ * store, usage reader and response store, and the usage queue writing through the Drizzle sink with a file spill. A
+ * Node single process, the Node cluster primary, Deno and the library's `openDatabaseAccounting` all open theirs here.
  *
  * @example
  * ```ts
@@ -106,6 +113,8 @@ export async function openDatabaseAccountingStores(
       writes: ['create', 'update', 'revoke', 'rotate'],
     }),
     usageQuery: guardDatabaseMethods(createDrizzleUsageQuery(database.db)),
+    // Its statements carry conversations: redacted like the others, never logged with their parameters.
+    responseStore: guardDatabaseMethods(createDrizzleResponseStore(database.db), { ...guard, writes: ['put'] }),
     usageQueue,
     spill,
     async close(timeoutMs) {

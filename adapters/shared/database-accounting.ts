@@ -5,6 +5,7 @@ import {
   type AssembledAccounting,
 } from '../../src/accounting/accounting-assembly.ts';
 import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { UsageQueue, UsageQueueOptions } from '../../src/usage/usage-queue.ts';
 import { consoleLogger } from '../../src/services.ts';
 import { openDatabaseAccountingStores } from './database-accounting-stores.ts';
@@ -53,6 +54,11 @@ export interface DatabaseAccounting extends AssembledAccounting {
   /** The ledger's queue (its `stats()` are worth exporting as metrics). */
   usageQueue: UsageQueue;
   /**
+   * The Responses API's stored responses, in the same database (`stored_responses`): for `createGateway`'s
+   * `responses` option, which the library's `createGateway` fills from it by itself.
+   */
+  responseStore: ResponseStore;
+  /**
    * Shutdown, after the server stopped taking requests and in-flight ones finished: pushes pending budget spend,
    * flushes the usage queue (what the database cannot take within `timeoutMs`, default 5 s, goes to the disk spill),
    * and closes the database.
@@ -63,8 +69,8 @@ export interface DatabaseAccounting extends AssembledAccounting {
 /**
  * Opens everything virtual keys, rate limits, budgets and the usage ledger need from one database: postgres-js (with
  * `databaseUrl`) or PGlite on local disk, migrated; the Drizzle key store and usage reader; the batching usage queue
- * writing through the Drizzle sink with a disk spill; all assembled with {@link assembleAccounting}. Runs on Node and
- * Deno.
+ * writing through the Drizzle sink with a disk spill; all assembled with {@link assembleAccounting}. Also the
+ * Responses API's store of responses, in the same database. Runs on Node and Deno.
  *
  * Alone, everything but the database is per process: limits count locally and budgets live in memory, and key
  * changes made through this process's admin API apply at once while other processes notice them within
@@ -130,6 +136,7 @@ export async function openDatabaseAccounting(options: DatabaseAccountingOptions)
     ...assembled,
     database: { db: stores.database.db, kind: stores.database.kind },
     usageQueue,
+    responseStore: stores.responseStore,
     close({ timeoutMs = 5_000 } = {}) {
       closing ??= (async () => {
         await assembled

@@ -59,7 +59,7 @@ describe('migratePostgres', () => {
     expect(results.map((result) => result.output)).toEqual(Array(6).fill('ready\nmigrated\n'));
     expect(await schemaOf(database.url)).toEqual({
       migrations: journal.entries.length,
-      tables: ['usage_events', 'virtual_keys'],
+      tables: ['stored_responses', 'usage_events', 'virtual_keys'],
     });
   }, 90_000);
 

@@ -94,3 +94,31 @@ export const usageEvents = pgTable(
       .where(sql`${table.clientRequestId} is not null`),
   ],
 );
+
+/**
+ * The Responses API's stored responses (src/responses/response-store.ts): for a translated response, its input items
+ * and the whole Response object, so a conversation continues (`previous_response_id`) on any instance; for a native
+ * one, only which deployment served it (`native`, no items). Rows past `expires_at` are treated as absent and deleted
+ * lazily by the store. No foreign keys: `previous_response_id` may name a response that expired or was deleted, and
+ * the master key's rows have a null `key_id`.
+ */
+export const storedResponses = pgTable(
+  'stored_responses',
+  {
+    /** The id the client saw (`resp_…`). */
+    id: text('id').primaryKey(),
+    keyId: text('key_id'),
+    modelGroup: text('model_group').notNull(),
+    deploymentId: text('deployment_id').notNull(),
+    native: boolean('native').notNull(),
+    previousResponseId: text('previous_response_id'),
+    inputItems: jsonb('input_items').$type<Record<string, unknown>[]>().notNull(),
+    response: jsonb('response').$type<Record<string, unknown>>(),
+    createdAt: timestampWithZone('created_at').notNull(),
+    expiresAt: timestampWithZone('expires_at').notNull(),
+  },
+  (table) => [
+    // The lazy sweep of expired rows (oldest first).
+    index('stored_responses_expires_idx').on(table.expiresAt),
+  ],
+);

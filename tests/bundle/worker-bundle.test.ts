@@ -44,12 +44,13 @@ function eagerOutputs(metafile: Metafile): Metafile['outputs'][string][] {
 }
 
 // Nothing Node-only may enter the Worker, and it must stay small (zod is imported as a namespace so its locales
-// tree-shake away). The bound: the gateway alone is ~140 KB minified; the database code a bound database loads
-// (Drizzle's pg-core ~95 KB, postgres-js's workerd build ~45 KB) and the accounting (~50 KB) bring it to ~330 KB.
-// 400 KiB leaves room to grow and still fails when a Node-only client slips in (undici alone is ~300 KB, ioredis
-// ~150 KB). Workers accept 3 MiB (free) or 10 MiB (paid) compressed; startup parses it in a few ms.
+// tree-shake away). The bound: the gateway alone is ~215 KB minified since it speaks four client APIs (OpenAI chat,
+// embeddings and Responses, Anthropic Messages; it was ~140 KB with the first two); the database code a bound
+// database loads (Drizzle's pg-core ~95 KB, postgres-js's workerd build ~45 KB) and the accounting (~55 KB) bring it
+// to ~410 KB. 480 KiB leaves room to grow and still fails when a Node-only client slips in (undici alone is ~300 KB,
+// ioredis ~150 KB). Workers accept 3 MiB (free) or 10 MiB (paid) compressed; startup parses it in a few ms.
 describe('the Cloudflare Worker bundle', () => {
-  it('contains no Node-only package (postgres-js only as its workerd build) and stays under 400 KiB minified', async () => {
+  it('contains no Node-only package (postgres-js only as its workerd build) and stays under 480 KiB minified', async () => {
     const result = await bundleWorker({ splitting: false });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((input) => nodeOnly.test(input))).toEqual([]);
@@ -59,10 +60,10 @@ describe('the Cloudflare Worker bundle', () => {
       true,
     );
     const bytes = result.outputFiles.reduce((sum, file) => sum + file.contents.byteLength, 0);
-    expect(bytes).toBeLessThan(400 * 1024);
+    expect(bytes).toBeLessThan(480 * 1024);
   });
 
-  it('loads the database code only when a database is bound: a master-key-only Worker evaluates no Drizzle or postgres-js and stays under 200 KiB', async () => {
+  it('loads the database code only when a database is bound: a master-key-only Worker evaluates no Drizzle or postgres-js and stays under 250 KiB', async () => {
     const result = await bundleWorker({ splitting: true });
     const eager = eagerOutputs(result.metafile);
     const eagerInputs = eager.flatMap((output) => Object.keys(output.inputs));
@@ -74,6 +75,6 @@ describe('the Cloudflare Worker bundle', () => {
     ).toEqual([]);
     expect(eagerInputs.filter((input) => input.startsWith('src/db/'))).toEqual([]);
     const eagerBytes = eager.reduce((sum, output) => sum + output.bytes, 0);
-    expect(eagerBytes).toBeLessThan(200 * 1024);
+    expect(eagerBytes).toBeLessThan(250 * 1024);
   });
 });
