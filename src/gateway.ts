@@ -13,6 +13,9 @@ import { openAIChatDialect } from './dialects/openai-chat/openai-chat-dialect.ts
 import { openAIEmbeddingsDialect } from './dialects/openai-embeddings/openai-embeddings-dialect.ts';
 import { openAICompletionsDialect } from './dialects/openai-completions/openai-completions-dialect.ts';
 import { handleModelRequest } from './routes/handle-model-request.ts';
+import { openAIResponsesDialect } from './dialects/openai-responses/openai-responses-dialect.ts';
+import { responsesLifecycle } from './routes/responses-conversation.ts';
+import { createResponsesRoutes } from './routes/responses-routes.ts';
 import { createCountTokensHandler } from './routes/count-tokens-route.ts';
 import { chatOperation, embeddingsOperation } from './routes/model-operation.ts';
 import type { RouteDependencies } from './routes/gateway-context.ts';
@@ -31,6 +34,7 @@ import { createSecretRedactor, redactedError, secretsOfConfig } from './security
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
 import { defaultJsonLimits } from './framing/json-limits.ts';
 import { createUsageSanity } from './usage/usage-sanity.ts';
+import { defaultResponseRetentionMs, type ResponseStore } from './responses/response-store.ts';
 
 /** What {@link createGateway} is built from. */
 export interface GatewayOptions {
@@ -51,6 +55,8 @@ export interface GatewayOptions {
    * database and cache passwords.
    */
   secrets?: readonly string[];
+  /** The Responses API's stored responses (translated conversations, native response owners); without it nothing is stored. */
+  responses?: { store: ResponseStore; retentionMs?: number };
 }
 
 const defaultBodyLimitBytes = 4 * 1024 * 1024;
@@ -120,6 +126,8 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
       now: services.now,
     }),
     accounting: options.accounting ?? {},
+    responseStore: options.responses?.store,
+    responseRetentionMs: options.responses?.retentionMs ?? defaultResponseRetentionMs,
   };
   const { metrics, now } = services;
   const app = new Hono<GatewayEnvironment>();
@@ -175,9 +183,15 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   app.post('/v1/embeddings', handleModelRequest(dependencies, openAIEmbeddingsDialect, embeddingsOperation));
   app.post('/v1/completions', handleModelRequest(dependencies, openAICompletionsDialect, chatOperation));
   app.post('/v1/messages', handleModelRequest(dependencies, anthropicMessagesDialect, chatOperation));
+  app.post(
+    '/v1/responses',
+    handleModelRequest(dependencies, openAIResponsesDialect, chatOperation, responsesLifecycle),
+  );
+  app.route('/', createResponsesRoutes(dependencies));
   app.post('/v1/messages/count_tokens', createCountTokensHandler(dependencies));
   app.all('/v1/messages/count_tokens', anthropicMethodNotAllowed);
-  for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/completions']) app.all(path, methodNotAllowed);
+  for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/responses'])
+    app.all(path, methodNotAllowed);
   app.all('/v1/messages', anthropicMethodNotAllowed);
   app.get('/v1/models', createModelsHandler(dependencies));
   app.get('/v1/models/:model{.+}', createModelHandler(dependencies));

@@ -42,7 +42,7 @@ export interface UpstreamTarget {
 /** A ready-to-send upstream HTTP request. The body is already serialised. */
 export interface UpstreamRequest {
   url: string;
-  method: 'POST' | 'GET';
+  method: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
   body: string | undefined;
 }

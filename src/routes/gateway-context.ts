@@ -5,6 +5,7 @@ import type { GatewayServices } from '../services.ts';
 import type { JsonLimits } from '../framing/json-limits.ts';
 import type { UsageSanity } from '../usage/usage-sanity.ts';
 import type { GatewayAccounting } from '../accounting/gateway-accounting.ts';
+import type { ResponseStore } from '../responses/response-store.ts';
 
 /** Everything route handlers need, built once by createGateway. */
 export interface RouteDependencies {
@@ -22,4 +23,8 @@ export interface RouteDependencies {
   usageSanity: UsageSanity;
   /** Limits, budgets and the usage ledger (all optional). */
   accounting: GatewayAccounting;
+  /** Where the Responses API keeps responses; without one nothing is stored (`previous_response_id` is refused). */
+  responseStore: ResponseStore | undefined;
+  /** How long stored responses are kept, ms (default 30 days). */
+  responseRetentionMs: number;
 }

@@ -1,7 +1,9 @@
 import type { ClientDialect } from '../dialects/dialect.ts';
 import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
 import { invalidRequest, isGatewayError } from '../errors.ts';
-import type { StreamEnd } from '../framing/stream-end.ts';
+import type { CancellableTransformer, StreamEnd } from '../framing/stream-end.ts';
+import type { AuthContext } from '../auth/authenticator.ts';
+import { settlingTransformer, type ModelRequestLifecycle } from './request-lifecycle.ts';
 import type { GatewayContext } from '../gateway-environment.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import type { UpstreamResponse } from '../services.ts';
@@ -22,8 +24,10 @@ import { createTranslatedStreamTransformer } from './translated-stream.ts';
 interface RoutedRequest<Request> {
   dependencies: RouteDependencies;
   record: RequestRecord;
+  auth: AuthContext;
   deployment: ResolvedDeployment;
   request: Request;
+  lifecycle: ModelRequestLifecycle<Request> | undefined;
   clientSignal: AbortSignal;
   /** The client's protocol headers the dialect forwards to a same-dialect upstream. */
   forwardedHeaders: Record<string, string>;
@@ -43,6 +47,7 @@ export function handleModelRequest<Request, Canonical, Answer>(
   dependencies: RouteDependencies,
   dialect: ClientDialect<Request, Canonical, Answer>,
   operation: ModelOperation<Canonical, Answer>,
+  lifecycle?: ModelRequestLifecycle<Request>,
 ) {
   return async (c: GatewayContext): Promise<Response> => {
     const record = c.var.record;
@@ -57,18 +62,25 @@ export function handleModelRequest<Request, Canonical, Answer>(
     const summary = dialect.summarize(request);
     record.stream = summary.stream;
     record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
-    const deployment = resolveDeployment(dependencies, auth, summary.model, operation.id, record);
+    const choice =
+      lifecycle?.beforeRoute === undefined
+        ? undefined
+        : await lifecycle.beforeRoute(request, { dependencies, auth, record });
+    const deployment = resolveDeployment(dependencies, auth, summary.model, operation.id, record, choice?.deploymentId);
     const admitted = admitRequest(dependencies, auth, record, summary.maxOutputTokens);
     if (admitted !== undefined) await admitted;
     const routed: RoutedRequest<Request> = {
       dependencies,
       record,
+      auth,
       deployment,
       request,
+      lifecycle,
       clientSignal: raw.signal,
       forwardedHeaders: pickHeaders(raw.headers, dialect.forwardedHeaders),
     };
-    if (deployment.nativeDialects.has(dialect.id)) return passThrough(routed, dialect, body);
+    if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
+      return passThrough(routed, dialect, body);
     return translate(routed, dialect, operation);
   };
 }
@@ -102,7 +114,8 @@ async function passThrough<Request, Canonical, Answer>(
       redactor: dependencies.redactor,
       onEnd: finishStream(dependencies, record),
     });
-    return eventStreamResponse(dependencies, record, transformBody(source, tap, streamWatch(routed, dialect)));
+    const settled = settledStream(routed, tap, true);
+    return eventStreamResponse(dependencies, record, transformBody(source, settled, streamWatch(routed, dialect)));
   }
   // Same dialect: the upstream's bytes go to the client untouched once checked; only the usage is read.
   const text = await readUpstreamText(response, dependencies, deployment, record);
@@ -113,6 +126,7 @@ async function passThrough<Request, Canonical, Answer>(
     throw invalidUpstreamAnswer(target.providerName, `${check.reason}${upstreamMessage}`);
   }
   record.usage = check.usage;
+  await settleAnswer(routed, true, text);
   return jsonResponse(dependencies, record, text);
 }
 
@@ -146,7 +160,8 @@ async function translate<Request, Canonical, Answer>(
       redactor: dependencies.redactor,
       onEnd: finishStream(dependencies, record),
     });
-    return eventStreamResponse(dependencies, record, transformBody(source, transformer, streamWatch(routed, dialect)));
+    const settled = settledStream(routed, transformer, false);
+    return eventStreamResponse(dependencies, record, transformBody(source, settled, streamWatch(routed, dialect)));
   }
   const text = await readUpstreamText(response, dependencies, deployment, record);
   const answer = operation.parseAnswer(
@@ -154,7 +169,36 @@ async function translate<Request, Canonical, Answer>(
     parseUpstreamAnswer(text, target.providerName, dependencies.jsonLimits),
   );
   record.usage = operation.usageOf(answer);
-  return jsonResponse(dependencies, record, dialect.renderResponse(answer, request));
+  const rendered = dialect.renderResponse(answer, request);
+  await settleAnswer(routed, false);
+  return jsonResponse(dependencies, record, rendered);
+}
+
+/** Lets the lifecycle settle a JSON answer (store it) before the client gets it. */
+async function settleAnswer<Request>(routed: RoutedRequest<Request>, native: boolean, nativeAnswer?: string) {
+  const { lifecycle, dependencies, auth, record, deployment, request } = routed;
+  if (lifecycle?.settle === undefined) return;
+  await lifecycle.settle(request, {
+    dependencies,
+    auth,
+    record,
+    deployment,
+    native,
+    ...(nativeAnswer === undefined ? {} : { nativeAnswer }),
+  });
+}
+
+/** A stream transformer whose output waits for the lifecycle to settle what it has seen (see settlingTransformer). */
+function settledStream<Request>(
+  routed: RoutedRequest<Request>,
+  transformer: CancellableTransformer<Uint8Array, Uint8Array>,
+  native: boolean,
+): CancellableTransformer<Uint8Array, Uint8Array> {
+  const { lifecycle, dependencies, auth, record, deployment, request } = routed;
+  const settle = lifecycle?.settle;
+  if (settle === undefined) return transformer;
+  const context = { dependencies, auth, record, deployment, native };
+  return settlingTransformer(transformer, () => settle.call(lifecycle, request, context));
 }
 
 /**

@@ -8,7 +8,8 @@ import type { RequestRecord } from './request-record.ts';
 
 /**
  * Finds the model group a request names, checks the caller may use it and that it serves the operation, and picks
- * a deployment. Unknown groups answer 404 `model_not_found` as OpenAI does; groups outside the key's allow-list 403.
+ * a deployment: `preferredDeploymentId` when the group has it (a conversation's own), else a weighted pick. Unknown
+ * groups answer 404 `model_not_found` as OpenAI does; groups outside the key's allow-list 403.
  */
 export function resolveDeployment(
   dependencies: Pick<RouteDependencies, 'modelGroups'>,
@@ -16,6 +17,7 @@ export function resolveDeployment(
   model: string,
   operation: ProviderOperation,
   record: RequestRecord,
+  preferredDeploymentId?: string,
 ): ResolvedDeployment {
   const group = dependencies.modelGroups.get(model);
   if (group === undefined) throw modelNotFound(model);
@@ -29,7 +31,11 @@ export function resolveDeployment(
     });
   }
   record.modelGroup = model;
-  const deployment = pickDeployment(group);
+  const preferred =
+    preferredDeploymentId === undefined
+      ? undefined
+      : group.deployments.find((candidate) => candidate.id === preferredDeploymentId);
+  const deployment = preferred ?? pickDeployment(group);
   record.provider = deployment.target.providerName;
   record.deployment = deployment;
   if (!deployment.translator.operations.includes(operation)) {

@@ -20,12 +20,20 @@ export const accountingMasterKey = 'sk-torii-accounting-master-key';
 export const pricedRequestCostUsd = 0.1;
 
 /**
- * The config of the accounting gateways: every group replays the mock's `text` fixture (19 prompt and 10 completion
- * tokens); `gpt-priced` has a deployment price so each request costs {@link pricedRequestCostUsd}.
+ * The config of the accounting gateways: the `gpt-*` groups but `gpt-tools` and `gpt-json` replay the mock's `text`
+ * fixture (19 prompt and 10 completion tokens); `gpt-priced` has a deployment price so each request costs
+ * {@link pricedRequestCostUsd}. `claude-*` are Anthropic deployments, `compat-*` an OpenAI-shaped server without the
+ * Responses API; the suffix names the fixture case they replay.
  */
 export function accountingGatewayConfig(mockUrl: string): Record<string, unknown> {
   const deployment = (model: string, extra: Record<string, unknown> = {}) => ({
     deployments: [{ provider: 'openai', model, baseURL: `${mockUrl}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}', ...extra }],
+  });
+  const anthropic = (model: string) => ({
+    deployments: [{ provider: 'anthropic', model, baseURL: `${mockUrl}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' }],
+  });
+  const compatible = (model: string) => ({
+    deployments: [{ provider: 'openai-compatible', model, baseURL: `${mockUrl}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' }],
   });
   return {
     server: { upstreamTimeoutMs: 5_000 },
@@ -34,11 +42,15 @@ export function accountingGatewayConfig(mockUrl: string): Record<string, unknown
       'gpt-other': deployment('text'),
       'gpt-slow': deployment('slow-stream'),
       'gpt-priced': deployment('text', { pricing: { input: 0, output: 10_000 } }),
-      'claude-text': {
-        deployments: [
-          { provider: 'anthropic', model: 'text', baseURL: `${mockUrl}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
-        ],
-      },
+      'claude-text': anthropic('text'),
+      'claude-tools': anthropic('tools'),
+      'claude-json': anthropic('json-response'),
+      'gpt-tools': deployment('tools'),
+      'gpt-json': deployment('json-response'),
+      // An OpenAI-shaped server without the Responses API: Responses requests to it are translated to chat.
+      'compat-text': compatible('text'),
+      'compat-tools': compatible('tools'),
+      'compat-json': compatible('json-response'),
     },
   };
 }

@@ -60,6 +60,31 @@ const validMessages = {
   stream: false,
 };
 
+const validResponses = {
+  model: 'fast',
+  instructions: 'Be brief.',
+  input: [
+    { role: 'developer', content: 'Answer in English.' },
+    {
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'Hi' },
+        { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'auto' },
+      ],
+    },
+    { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'call_1', output: 'ok' },
+  ],
+  tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false }],
+  tool_choice: 'auto',
+  text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' } } },
+  reasoning: { effort: 'low' },
+  max_output_tokens: 64,
+  store: false,
+  stream: false,
+};
+
 const strangeValues: unknown[] = [
   null,
   true,
@@ -196,13 +221,22 @@ interface FuzzedApi {
 
 const fuzzedApis: FuzzedApi[] = [
   {
-    name: 'OpenAI (chat completions, embeddings)',
-    paths: ['/v1/chat/completions', '/v1/chat/completions', '/v1/embeddings'],
+    name: 'OpenAI (chat completions, embeddings, legacy completions)',
+    paths: ['/v1/chat/completions', '/v1/chat/completions', '/v1/embeddings', '/v1/completions'],
     valid: validChat,
     headers: { authorization: 'Bearer sk-fuzz-master-key' },
     isEnvelope: isOpenAIEnvelope,
     cases: 600,
     seed: 20261121,
+  },
+  {
+    name: 'OpenAI Responses',
+    paths: ['/v1/responses'],
+    valid: validResponses,
+    headers: { authorization: 'Bearer sk-fuzz-master-key' },
+    isEnvelope: isOpenAIEnvelope,
+    cases: 400,
+    seed: 20261126,
   },
   {
     name: 'Anthropic (messages, count_tokens)',
@@ -246,9 +280,13 @@ describe('fuzzing the client endpoints with malformed bodies', () => {
       for (let index = 0; index < api.cases; index++) {
         const path = pick(next, api.paths);
         const body = next() < 0.6 ? mutateStructure(next, api.valid) : mutateText(next, api.valid);
-        // Half the mutated Messages bodies go to the OpenAI-shaped deployment: translated, not passed through.
+        // Half the mutated Messages and Responses bodies go to the other deployment: translated, not passed through.
         const routed =
-          api.valid === validMessages && next() < 0.5 ? body.replace('"model":"claude"', '"model":"fast"') : body;
+          api.valid === validMessages && next() < 0.5
+            ? body.replace('"model":"claude"', '"model":"fast"')
+            : api.valid === validResponses && next() < 0.5
+              ? body.replace('"model":"fast"', '"model":"claude"')
+              : body;
         const response = await gateway.request(path, {
           method: 'POST',
           headers: {

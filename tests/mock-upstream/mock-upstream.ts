@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
  * - `slow-stream`: the `text` stream, one event every 150 ms (to test client aborts mid-stream);
  * - `hang`: accepts the request and never answers (to test upstream timeouts);
  * - `broken-stream`: sends the first events of the `text` stream, then drops the connection.
+ * `/v1/completions` and `/v1/responses` replay the mock's own fixtures (nothing translates those APIs, so no provider
+ * holds them); `GET`/`DELETE /v1/responses/{id}` answer as OpenAI does for a response it keeps.
  * Anthropic's `/messages/count_tokens` answers `{"input_tokens": <the request body's length>}`.
  * It checks the credential each provider expects and records every request for assertions.
  */
@@ -37,13 +39,14 @@ const providersDirectory = fileURLToPath(new URL('../../providers/', import.meta
 const ownFixturesDirectory = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 
 /**
- * A recorded answer: a provider's fixture, or for OpenAI's legacy `/v1/completions` (which no translator reads, so its
- * fixtures are not a provider's) one of the mock's own `__fixtures__/completions-<case>`.
+ * A recorded answer: a provider's fixture, or for the APIs only ever passed through (OpenAI's legacy
+ * `/v1/completions` and its Responses API, which no translator reads, so their fixtures are not a provider's) one of
+ * the mock's own `__fixtures__/completions-<case>` or `responses-<case>`.
  */
 function fixture(provider: string, name: string): string | undefined {
   const path =
-    provider === 'completions'
-      ? `${ownFixturesDirectory}completions-${name}`
+    provider === 'completions' || provider === 'responses'
+      ? `${ownFixturesDirectory}${provider}-${name}`
       : `${providersDirectory}${provider}/__fixtures__/${name}`;
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 }
@@ -67,12 +70,51 @@ function splitEvents(text: string): string[] {
     .map((event) => `${event}\n\n`);
 }
 
+/**
+ * OpenAI's stored-response calls (`GET /v1/responses/{id}`, `.../input_items`, `DELETE`), as OpenAI answers them for
+ * a response it keeps: the `text` case's response under the asked id, its one input item, or the deletion.
+ */
+function answerStoredResponse(request: IncomingMessage, response: ServerResponse, requests: RecordedRequest[]): void {
+  const path = (request.url ?? '/').split('?')[0] as string;
+  requests.push({ path, headers: request.headers, body: { method: request.method } });
+  const match = /^\/v1\/responses\/([^/]+)(\/input_items)?$/.exec(path);
+  if (request.headers.authorization !== `Bearer ${mockUpstreamApiKey}` || match === null) {
+    sendJson(response, 404, JSON.stringify({ error: { message: 'mock: not found', type: 'invalid_request_error' } }));
+    return;
+  }
+  const id = decodeURIComponent(match[1] as string);
+  if (request.method === 'DELETE') {
+    sendJson(response, 200, JSON.stringify({ id, object: 'response', deleted: true }));
+    return;
+  }
+  if (match[2] !== undefined) {
+    const item = {
+      id: 'msg_mock_input_0',
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'Hi' }],
+    };
+    sendJson(
+      response,
+      200,
+      JSON.stringify({ object: 'list', data: [item], first_id: item.id, last_id: item.id, has_more: false }),
+    );
+    return;
+  }
+  const stored = JSON.parse(fixture('responses', 'text.json') ?? '{}') as Record<string, unknown>;
+  sendJson(response, 200, JSON.stringify({ ...stored, id }));
+}
+
 /** Starts the mock on a free loopback port. */
 export async function startMockUpstream(): Promise<MockUpstream> {
   const state = { requests: [] as RecordedRequest[], abortedStreams: 0 };
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer(async (request, response) => {
     const text = await readBody(request);
+    if (request.method === 'GET' || request.method === 'DELETE') {
+      answerStoredResponse(request, response, state.requests);
+      return;
+    }
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(text) as Record<string, unknown>;
@@ -93,7 +135,9 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         ? 'anthropic'
         : path === '/v1/completions'
           ? 'completions'
-          : 'openai-compatible';
+          : path === '/v1/responses'
+            ? 'responses'
+            : 'openai-compatible';
     const presented =
       provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
     if (presented !== mockUpstreamApiKey) {

@@ -2,9 +2,12 @@ import type { CanonicalChatRequest, CanonicalChatResponse } from '../../../src/c
 import { anthropicMessagesDialect } from '../../../src/dialects/anthropic-messages/anthropic-messages-dialect.ts';
 import type { ClientDialect, StreamRenderer, StreamRendererContext } from '../../../src/dialects/dialect.ts';
 import { openAIChatDialect } from '../../../src/dialects/openai-chat/openai-chat-dialect.ts';
+import { openAIResponsesDialect } from '../../../src/dialects/openai-responses/openai-responses-dialect.ts';
 import { checkAnthropicStreamGrammar } from './anthropic-stream-grammar.ts';
 import { isJsonObject, readFramedEvents } from './framed-events.ts';
 import { checkOpenAIChatStreamGrammar } from './openai-chat-stream-grammar.ts';
+import { checkOpenAIResponsesStreamGrammar } from './openai-responses-stream-grammar.ts';
+import { stableGeneratedIds } from './provider-cases.ts';
 
 /**
  * The client dialects the golden suite runs every provider fixture through. Adding a dialect is one entry in
@@ -278,6 +281,143 @@ export const anthropicMessagesReassembler: Reassembler = {
   fromStream: (text) => outcomeOfAnthropicMessage(rebuildAnthropicMessage(text)),
 };
 
+// ---- OpenAI Responses ----
+
+type ResponsesWireItem = { type: string } & Record<string, unknown>;
+
+interface ResponsesWireResponse {
+  id: string;
+  model: string;
+  status: string;
+  incomplete_details?: { reason?: string } | null;
+  output: ResponsesWireItem[];
+  usage: unknown;
+}
+
+/** The stop reason of a completed response that calls tools (see {@link responsesStopReason}). */
+const responsesToolCallsStopReason = 'completed:function_call';
+
+/**
+ * The stop reason a Responses client acts on, which the API spells as a status and the output: a completed response
+ * whose output holds `function_call` items asks the client to run them ({@link responsesToolCallsStopReason}); an
+ * incomplete one says why (`incomplete:max_output_tokens`); otherwise the status (`completed`, `failed`).
+ */
+function responsesStopReason(response: ResponsesWireResponse): string {
+  if (response.status === 'incomplete') return `incomplete:${response.incomplete_details?.reason ?? ''}`;
+  const callsTools = response.output.some((item) => item.type === 'function_call');
+  return response.status === 'completed' && callsTools ? responsesToolCallsStopReason : response.status;
+}
+
+/** Text, reasoning and tool calls as a client reads them off output items. */
+function responsesItemsOutcome(
+  output: readonly ResponsesWireItem[],
+): Pick<Outcome, 'text' | 'reasoning' | 'toolCalls'> {
+  const parts = (type: string, list: string, partType: string) =>
+    output
+      .filter((item) => item.type === type)
+      .flatMap((item) => (item[list] ?? []) as Record<string, unknown>[])
+      .filter((part) => part.type === partType)
+      .map((part) => String(part.text))
+      .join('');
+  return {
+    text: parts('message', 'content', 'output_text'),
+    reasoning: parts('reasoning', 'summary', 'summary_text'),
+    toolCalls: output
+      .filter((item) => item.type === 'function_call')
+      .map((item) => ({
+        id: String(item.call_id),
+        name: String(item.name),
+        input: parsedArguments(String(item.arguments)),
+      })),
+  };
+}
+
+/**
+ * Rebuilds the output items from Responses stream events as a client that follows the deltas does (the openai SDK's
+ * `ResponseStream` snapshot): items from `output_item.added`, parts from `content_part.added` and
+ * `reasoning_summary_part.added`, texts and arguments from their deltas; the `...done` events, which repeat what the
+ * deltas spelled, are left to the grammar check. The stop reason and the usage are the terminal response's.
+ */
+function rebuildResponsesOutcome(text: string): Outcome {
+  const items: ResponsesWireItem[] = [];
+  let first: ResponsesWireResponse | undefined;
+  let terminal: ResponsesWireResponse | undefined;
+  for (const event of streamPayloads(text)) {
+    const item = items[event.output_index as number];
+    const partOf = (list: string, index: unknown) =>
+      ((item?.[list] ?? []) as Record<string, unknown>[])[index as number] ?? {};
+    switch (event.type) {
+      case 'response.created':
+        first = event.response as ResponsesWireResponse;
+        break;
+      case 'response.output_item.added': {
+        const added = structuredClone(event.item) as ResponsesWireItem;
+        if (added.type === 'message') added.content = [];
+        if (added.type === 'reasoning') added.summary = [];
+        if (added.type === 'function_call') added.arguments = '';
+        items[event.output_index as number] = added;
+        break;
+      }
+      case 'response.content_part.added':
+      case 'response.reasoning_summary_part.added': {
+        const [list, index] =
+          event.type === 'response.content_part.added'
+            ? ['content', event.content_index]
+            : ['summary', event.summary_index];
+        if (item !== undefined) ((item[list] ??= []) as unknown[])[index as number] = structuredClone(event.part);
+        break;
+      }
+      case 'response.output_text.delta': {
+        const part = partOf('content', event.content_index);
+        part.text = `${String(part.text ?? '')}${String(event.delta)}`;
+        break;
+      }
+      case 'response.reasoning_summary_text.delta': {
+        const part = partOf('summary', event.summary_index);
+        part.text = `${String(part.text ?? '')}${String(event.delta)}`;
+        break;
+      }
+      case 'response.function_call_arguments.delta':
+        if (item !== undefined) item.arguments = `${String(item.arguments ?? '')}${String(event.delta)}`;
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed':
+        terminal = event.response as ResponsesWireResponse;
+        break;
+    }
+  }
+  if (first === undefined || terminal === undefined) throw new Error('no response.created or no terminal event');
+  return {
+    id: first.id,
+    model: terminal.model,
+    ...responsesItemsOutcome(items),
+    reasoningSignature: '',
+    stopReason: responsesStopReason(terminal),
+    usage: terminal.usage,
+  };
+}
+
+/**
+ * OpenAI Responses: the response's output items; the stream's items rebuilt from their deltas, with the terminal
+ * response's status and usage. The gateway's per-call ids are made stable first ({@link stableGeneratedIds}): a
+ * streamed and a non-streamed call get different ids, which is not a difference in the answer.
+ */
+export const openAIResponsesReassembler: Reassembler = {
+  fromResponse(body) {
+    const response = JSON.parse(stableGeneratedIds(body)) as ResponsesWireResponse;
+    return {
+      id: response.id,
+      model: response.model,
+      ...responsesItemsOutcome(response.output),
+      reasoningSignature: '',
+      stopReason: responsesStopReason(response),
+      usage: response.usage,
+    };
+  },
+  fromStream: (text) => rebuildResponsesOutcome(stableGeneratedIds(text)),
+};
+
 // ---- The table ----
 
 /** Every client dialect the suite covers. */
@@ -309,5 +449,14 @@ export const goldenDialects: readonly DialectEntry[] = [
     reassembler: anthropicMessagesReassembler,
     checkStreamGrammar: checkAnthropicStreamGrammar,
     toolCallsStopReason: 'tool_use',
+  }),
+  defineDialectEntry({
+    id: 'openai-responses',
+    dialect: openAIResponsesDialect,
+    requestBody: { model: 'golden', input: 'Hello' },
+    streamRequestBody: { model: 'golden', input: 'Hello', stream: true },
+    reassembler: openAIResponsesReassembler,
+    checkStreamGrammar: checkOpenAIResponsesStreamGrammar,
+    toolCallsStopReason: responsesToolCallsStopReason,
   }),
 ];

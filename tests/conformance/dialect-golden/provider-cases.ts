@@ -120,12 +120,35 @@ export async function renderStream(
 
 /**
  * Replaces the values the gateway stamps from the clock (`created`, `created_at` of a provider that sends none, such
- * as Anthropic) with 0, so snapshots are stable; a provider's own recorded timestamp, outside the window the output
- * was rendered in, is kept.
+ * as Anthropic, and a Responses answer's `completed_at`) with 0, and the ids it generates per call with stable ones
+ * ({@link stableGeneratedIds}), so snapshots are stable; a provider's own recorded timestamp, outside the window the
+ * output was rendered in, is kept.
  */
 export function normalizeVolatile(rendered: Rendered): string {
-  return rendered.text.replace(/"(created|created_at)":(\d+)/g, (match, key: string, value: string) => {
-    const seconds = Number(value);
-    return seconds >= rendered.clock.from && seconds <= rendered.clock.to ? `"${key}":0` : match;
-  });
+  const text = rendered.text.replace(
+    /"(created|created_at|completed_at)":(\d+)/g,
+    (match, key: string, value: string) => {
+      const seconds = Number(value);
+      return seconds >= rendered.clock.from && seconds <= rendered.clock.to ? `"${key}":0` : match;
+    },
+  );
+  return stableGeneratedIds(text);
+}
+
+/**
+ * Replaces the random part of the Responses ids the gateway generates per call (`resp_` and 32 hex digits, see
+ * `newResponseId`) with `golden` (then `golden2` ... should a text hold more than one), wherever it occurs: in the
+ * response id and in the output item ids derived from it (`msg_<random>_1`, `fc_<random>_2`, `call_<random>_2`).
+ * Upstream ids are kept.
+ *
+ * @example
+ * stableGeneratedIds('{"id":"resp_0123456789abcdef0123456789abcdef","output":[{"id":"msg_0123456789abcdef0123456789abcdef_0"}]}');
+ * // '{"id":"resp_golden","output":[{"id":"msg_golden_0"}]}'
+ */
+export function stableGeneratedIds(text: string): string {
+  const randomParts = [...new Set(Array.from(text.matchAll(/\bresp_([0-9a-f]{32})\b/g), (match) => match[1] ?? ''))];
+  return randomParts.reduce(
+    (replaced, randomPart, index) => replaced.replaceAll(randomPart, index === 0 ? 'golden' : `golden${index + 1}`),
+    text,
+  );
 }
