@@ -1,6 +1,6 @@
 import type { CanonicalChatResponse, CanonicalChoice } from '../../canonical/canonical-chat-response.ts';
 import type { OpenAIResponsesRequest } from './openai-responses-request-schema.ts';
-import { toResponsesUsage } from './openai-responses-usage.ts';
+import { toResponsesUsage, type ResponsesWireUsage } from './openai-responses-usage.ts';
 
 /** What a rendered Response object needs besides the answer. */
 export interface ResponseRenderContext {
@@ -93,22 +93,60 @@ export function renderOpenAIResponse(
   answer: CanonicalChatResponse,
   context: ResponseRenderContext,
 ): Record<string, unknown> {
-  const { request } = context;
   const choice = answer.choices[0];
   const { status, incompleteDetails } = completion(choice);
-  return {
+  return responseObject(context.request, {
     id: context.id,
-    object: 'response',
-    created_at: context.createdAt,
+    createdAt: context.createdAt,
     status,
-    background: false,
-    completed_at: status === 'completed' ? (context.completedAt ?? Math.floor(Date.now() / 1000)) : null,
+    completedAt: status === 'completed' ? (context.completedAt ?? Math.floor(Date.now() / 1000)) : null,
     error: null,
-    incomplete_details: incompleteDetails,
+    incompleteDetails,
+    model: answer.model.length > 0 ? answer.model : context.request.model,
+    output: outputItems(choice, context.id, status),
+    usage: toResponsesUsage(answer.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 }),
+  });
+}
+
+/** The parts of a Response object that come from the answer rather than the request. */
+export interface ResponseObjectFields {
+  id: string;
+  /** Unix seconds. */
+  createdAt: number;
+  status: string;
+  /** Unix seconds; null until (or unless) the response completed. */
+  completedAt: number | null;
+  error: { code: string; message: string } | null;
+  incompleteDetails: { reason: string } | null;
+  model: string;
+  output: Record<string, unknown>[];
+  usage: ResponsesWireUsage | null;
+}
+
+/**
+ * A Response object as OpenAI shapes it, in every state (`in_progress` to `completed`, `incomplete` or `failed`): the
+ * answer's fields, and the request's settings echoed with OpenAI's defaults (`store` and `parallel_tool_calls` true,
+ * `temperature` and `top_p` 1, `truncation` `disabled`, `tool_choice` `auto`). The one builder for answers and stream
+ * events alike, so a stored streamed response reads back as a non-streamed one would.
+ *
+ * @example
+ * responseObject(request, { id, createdAt, status: 'in_progress', completedAt: null, error: null,
+ *   incompleteDetails: null, model: request.model, output: [], usage: null });
+ */
+export function responseObject(request: OpenAIResponsesRequest, fields: ResponseObjectFields): Record<string, unknown> {
+  return {
+    id: fields.id,
+    object: 'response',
+    created_at: fields.createdAt,
+    status: fields.status,
+    background: false,
+    completed_at: fields.completedAt,
+    error: fields.error,
+    incomplete_details: fields.incompleteDetails,
     instructions: request.instructions ?? null,
     max_output_tokens: request.max_output_tokens ?? null,
-    model: answer.model.length > 0 ? answer.model : request.model,
-    output: outputItems(choice, context.id, status),
+    model: fields.model,
+    output: fields.output,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     previous_response_id: request.previous_response_id ?? null,
     prompt_cache_key: request.prompt_cache_key ?? null,
@@ -121,7 +159,7 @@ export function renderOpenAIResponse(
     tools: request.tools ?? [],
     top_p: request.top_p ?? 1,
     truncation: request.truncation ?? 'disabled',
-    usage: toResponsesUsage(answer.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 }),
+    usage: fields.usage,
     user: request.user ?? null,
     metadata: request.metadata ?? {},
   };

@@ -243,6 +243,7 @@ describe('createResponsesStreamRenderer', () => {
       created_at: 1757605100,
       status: 'completed',
       background: false,
+      completed_at: expect.any(Number) as unknown,
       error: null,
       incomplete_details: null,
       instructions: null,
@@ -251,10 +252,12 @@ describe('createResponsesStreamRenderer', () => {
       output: expectedOutput,
       parallel_tool_calls: true,
       previous_response_id: null,
+      prompt_cache_key: null,
       reasoning: { effort: null, summary: null },
+      safety_identifier: null,
       store: true,
       temperature: 1,
-      text: { format: { type: 'text' } },
+      text: { format: { type: 'text' }, verbosity: 'medium' },
       tool_choice: 'auto',
       tools: [],
       top_p: 1,
@@ -281,7 +284,13 @@ describe('createResponsesStreamRenderer', () => {
       user: 'user-7',
     };
     const created = eventsOf(renderAll([], { request: { ...request, ...echoed } }).text)[0]!.data.response;
-    expect(created).toMatchObject({ ...echoed, model: 'fallback-model', status: 'in_progress' });
+    expect(created).toMatchObject({
+      ...echoed,
+      text: { ...echoed.text, verbosity: 'medium' },
+      model: 'fallback-model',
+      status: 'in_progress',
+      completed_at: null,
+    });
   });
 
   it('renders a well-formed empty response when nothing but the end arrives, with zero usage', () => {

@@ -4,6 +4,8 @@ import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
 import type { GatewayError } from '../../errors.ts';
 import type { StreamRenderer, StreamRendererContext } from '../dialect.ts';
 import { toResponsesUsage, type ResponsesWireUsage } from './openai-responses-usage.ts';
+import { responseObject } from './openai-responses-render-response.ts';
+import type { OpenAIResponsesRequest } from './openai-responses-request-schema.ts';
 
 /** One Responses stream event; its JSON `type` is also its SSE event name. */
 type ResponsesStreamEvent = { type: string } & Record<string, unknown>;
@@ -179,9 +181,7 @@ export function createResponsesStreamRenderer(context: ResponsesStreamRendererCo
   const emit = (type: string, fields: Record<string, unknown>): string =>
     frame({ type, sequence_number: sequence++, ...fields });
 
-  const echo = (key: string, fallback: unknown): unknown => request[key] ?? fallback;
-
-  const responseObject = (
+  const responseOf = (
     status: string,
     details: {
       output?: Record<string, unknown>[];
@@ -189,39 +189,25 @@ export function createResponsesStreamRenderer(context: ResponsesStreamRendererCo
       error?: { code: string; message: string };
       incompleteReason?: string;
     } = {},
-  ): Record<string, unknown> => ({
-    id: responseId,
-    object: 'response',
-    created_at: context.createdAt,
-    status,
-    background: false,
-    error: details.error ?? null,
-    incomplete_details: details.incompleteReason === undefined ? null : { reason: details.incompleteReason },
-    instructions: echo('instructions', null),
-    max_output_tokens: echo('max_output_tokens', null),
-    model,
-    output: details.output ?? [],
-    parallel_tool_calls: echo('parallel_tool_calls', true),
-    previous_response_id: echo('previous_response_id', null),
-    reasoning: echo('reasoning', { effort: null, summary: null }),
-    store: echo('store', true),
-    temperature: echo('temperature', 1),
-    text: echo('text', { format: { type: 'text' } }),
-    tool_choice: echo('tool_choice', 'auto'),
-    tools: echo('tools', []),
-    top_p: echo('top_p', 1),
-    truncation: echo('truncation', 'disabled'),
-    usage: details.usage ?? null,
-    user: echo('user', null),
-    metadata: echo('metadata', {}),
-  });
+  ): Record<string, unknown> =>
+    responseObject(request as OpenAIResponsesRequest, {
+      id: responseId,
+      createdAt: context.createdAt,
+      status,
+      completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null,
+      error: details.error ?? null,
+      incompleteDetails: details.incompleteReason === undefined ? null : { reason: details.incompleteReason },
+      model,
+      output: details.output ?? [],
+      usage: details.usage ?? null,
+    });
 
   const start = (): string => {
     if (started) return '';
     started = true;
     return (
-      emit('response.created', { response: responseObject('in_progress') }) +
-      emit('response.in_progress', { response: responseObject('in_progress') })
+      emit('response.created', { response: responseOf('in_progress') }) +
+      emit('response.in_progress', { response: responseOf('in_progress') })
     );
   };
 
@@ -383,7 +369,7 @@ export function createResponsesStreamRenderer(context: ResponsesStreamRendererCo
     held = [];
     const items = open === undefined ? [...output] : [...output, itemObject(open, 'incomplete')];
     open = undefined;
-    terminal = responseObject('failed', {
+    terminal = responseOf('failed', {
       output: items,
       ...(usage === undefined ? {} : { usage: toResponsesUsage(usage) }),
       error: { code: error.code ?? 'server_error', message: error.message },
@@ -420,7 +406,7 @@ export function createResponsesStreamRenderer(context: ResponsesStreamRendererCo
       const incompleteReason = finishReason === undefined ? undefined : incompleteReasons[finishReason.unified];
       events += closeItem(incompleteReason === undefined ? 'completed' : 'incomplete');
       over = true;
-      terminal = responseObject(incompleteReason === undefined ? 'completed' : 'incomplete', {
+      terminal = responseOf(incompleteReason === undefined ? 'completed' : 'incomplete', {
         output: [...output],
         usage: toResponsesUsage(usage ?? noUsage),
         ...(incompleteReason === undefined ? {} : { incompleteReason }),
