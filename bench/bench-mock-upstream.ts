@@ -1,16 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { responsesSettings, systemPrompt } from './bench-scenarios.ts';
 
 /**
  * The benchmark's mock upstream, OpenAI- and Anthropic-shaped: `POST /v1/chat/completions` answers a realistic chat
  * completion (~1 KB JSON with usage) or, with `stream: true`, an SSE stream of ~10 content chunks, an optional usage
  * chunk (`stream_options.include_usage`) and `data: [DONE]`. `POST /v1/messages` answers a realistic Anthropic
  * Messages JSON answer with the same content and usage (not streamed: the bench sends no streamed Messages request).
+ * `POST /v1/responses` answers a realistic OpenAI Responses `response` object with the same content and usage (not
+ * streamed either), echoing the bench request's settings (`instructions`, `max_output_tokens`, `temperature`,
+ * `store`) as OpenAI does: they are precomputed, so another request's settings are not echoed, only its model.
  * `GET /health/ready` answers 200 so the floor proxy's cold start can be measured the same way as the gateway's.
  *
  * It must stay cheap, because it shares a core with the load generator: every body is precomputed per model name and
  * the only per-request work is one `JSON.parse` of the request. There is no artificial delay, and no header (API key,
- * `anthropic-version`) is checked on either path.
+ * `anthropic-version`) is checked on any path.
  *
  * Run it alone with `PORT=4000 node bench/bench-mock-upstream.ts`.
  */
@@ -53,8 +57,19 @@ const anthropicUsage = {
   service_tier: 'standard',
 };
 
+/** The same counts as the Responses API reports them (`input_tokens` includes the cached ones, like chat's). */
+const responsesUsage = {
+  input_tokens: usage.prompt_tokens,
+  input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens },
+  output_tokens: usage.completion_tokens,
+  output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
+  total_tokens: usage.total_tokens,
+};
+
 const completionId = 'chatcmpl-BenchMockUpstream0000000000001';
 const messageId = 'msg_01BenchMockUpstream000000001';
+const responseId = 'resp_BenchMockUpstream00000000000000000000000000001';
+const responseMessageId = 'msg_BenchMockUpstream00000000000000000000000000001';
 const created = 1_760_000_000;
 const systemFingerprint = 'fp_bench0001';
 
@@ -65,6 +80,8 @@ interface MockBodies {
   streamWithoutUsage: Buffer[];
   /** The Anthropic Messages answer. */
   message: Buffer;
+  /** The OpenAI Responses answer. */
+  response: Buffer;
 }
 
 function buildCompletion(model: string): Buffer {
@@ -100,6 +117,51 @@ function buildMessage(model: string): Buffer {
       stop_reason: 'end_turn',
       stop_sequence: null,
       usage: anthropicUsage,
+    }),
+  );
+}
+
+/** A completed Response object, with every field OpenAI sends in the order it sends them. */
+function buildResponse(model: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      id: responseId,
+      object: 'response',
+      created_at: created,
+      status: 'completed',
+      background: false,
+      error: null,
+      incomplete_details: null,
+      instructions: systemPrompt,
+      max_output_tokens: responsesSettings.max_output_tokens,
+      max_tool_calls: null,
+      model,
+      output: [
+        {
+          id: responseMessageId,
+          type: 'message',
+          status: 'completed',
+          content: [{ type: 'output_text', annotations: [], logprobs: [], text: completionContent }],
+          role: 'assistant',
+        },
+      ],
+      parallel_tool_calls: true,
+      previous_response_id: null,
+      prompt_cache_key: null,
+      reasoning: { effort: null, summary: null },
+      safety_identifier: null,
+      service_tier: 'default',
+      store: responsesSettings.store,
+      temperature: responsesSettings.temperature,
+      text: { format: { type: 'text' }, verbosity: 'medium' },
+      tool_choice: 'auto',
+      tools: [],
+      top_logprobs: 0,
+      top_p: 1,
+      truncation: 'disabled',
+      usage: responsesUsage,
+      user: null,
+      metadata: {},
     }),
   );
 }
@@ -142,6 +204,7 @@ function bodiesFor(model: string): MockBodies {
       streamWithUsage: buildStream(model, true),
       streamWithoutUsage: buildStream(model, false),
       message: buildMessage(model),
+      response: buildResponse(model),
     };
     if (bodiesByModel.size < maximumCachedModels) bodiesByModel.set(model, bodies);
   }
@@ -191,29 +254,49 @@ function answerChat(request: IncomingMessage, response: ServerResponse): void {
   });
 }
 
-/** `POST /v1/messages`: the precomputed Messages answer for the request's model, as cheap as the chat path. */
-function answerMessages(request: IncomingMessage, response: ServerResponse): void {
+/**
+ * `POST /v1/messages` and `POST /v1/responses`: the precomputed JSON answer for the request's model (`answer` picks
+ * it; `defaultModel` when the request names none), as cheap as the chat path. An unparsable body gets `badRequest`.
+ */
+function answerPrecomputed(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: { answer: (bodies: MockBodies) => Buffer; defaultModel: string; badRequest: Buffer },
+): void {
   const parts: Buffer[] = [];
   request.on('data', (part: Buffer) => parts.push(part));
   request.on('end', () => {
-    let messagesRequest: { model?: unknown };
+    let parsed: { model?: unknown };
     try {
-      messagesRequest = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: unknown };
+      parsed = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: unknown };
     } catch {
-      sendJson(response, 400, anthropicBadRequestBody);
+      sendJson(response, 400, options.badRequest);
       return;
     }
-    const bodies = bodiesFor(typeof messagesRequest.model === 'string' ? messagesRequest.model : 'bench-claude');
-    sendJson(response, 200, bodies.message);
+    const bodies = bodiesFor(typeof parsed.model === 'string' ? parsed.model : options.defaultModel);
+    sendJson(response, 200, options.answer(bodies));
   });
 }
+
+const messagesAnswer = {
+  answer: (bodies: MockBodies) => bodies.message,
+  defaultModel: 'bench-claude',
+  badRequest: anthropicBadRequestBody,
+};
+const responsesAnswer = {
+  answer: (bodies: MockBodies) => bodies.response,
+  defaultModel: 'bench-responses',
+  badRequest: badRequestBody,
+};
 
 function handle(request: IncomingMessage, response: ServerResponse): void {
   const path = request.url ?? '/';
   if (request.method === 'POST' && path === '/v1/chat/completions') {
     answerChat(request, response);
   } else if (request.method === 'POST' && path === '/v1/messages') {
-    answerMessages(request, response);
+    answerPrecomputed(request, response, messagesAnswer);
+  } else if (request.method === 'POST' && path === '/v1/responses') {
+    answerPrecomputed(request, response, responsesAnswer);
   } else if (request.method === 'GET' && path === '/health/ready') {
     sendJson(response, 200, readyBody);
   } else {

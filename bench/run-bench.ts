@@ -39,6 +39,7 @@ import {
 import {
   benchClaudeModel,
   benchModel,
+  benchResponsesModel,
   scenarioNames,
   scenarioRequestBody,
   scenarios,
@@ -117,8 +118,9 @@ function measurementPlan(settings: BenchSettings): Measurement[] {
   // The acceptance measurements (chat at 32 connections, chat at the fixed rate, the sweep's 10 and 100 connections that
   // the no-collapse check compares) run in three alternating rounds and report medians; the first two also with the
   // virtual key. The informational rows are short (chat-stream, the second rate, the sweep's 1 and 50 connections,
-  // messages). messages (Anthropic Messages passed through to an Anthropic-shaped deployment) runs last, so if the
-  // bench runs long it is the one the time budget skips, not an acceptance row.
+  // messages, responses). messages (Anthropic Messages passed through to an Anthropic-shaped deployment) and responses
+  // (OpenAI Responses passed through to an openai deployment, `store: false`) run last, so if the bench runs long they
+  // are the ones the time budget skips, not an acceptance row.
   const round = Math.max(1, Math.round(settings.throughputSeconds / 3));
   return [
     { scenario: 'chat', connections: settings.throughputConnections, seconds: round, repeats: 3, keyed: true },
@@ -149,6 +151,7 @@ function measurementPlan(settings: BenchSettings): Measurement[] {
         : { scenario: 'chat' as const, connections, seconds: settings.sweepSeconds },
     ),
     { scenario: 'messages', connections: settings.throughputConnections, seconds: round },
+    { scenario: 'responses', connections: settings.throughputConnections, seconds: round },
   ];
 }
 
@@ -274,6 +277,13 @@ async function main(): Promise<number> {
         [benchClaudeModel]: {
           deployments: [
             { provider: 'anthropic', model: benchClaudeModel, baseURL: `${mockURL}/v1`, apiKey: 'sk-bench' },
+          ],
+        },
+        // Same dialect: the openai preset serves the Responses API natively, so torii passes /v1/responses through
+        // to the mock's /v1/responses (the request says `store: false`, so torii records nothing per response).
+        [benchResponsesModel]: {
+          deployments: [
+            { provider: 'openai', model: benchResponsesModel, baseURL: `${mockURL}/v1`, apiKey: 'sk-bench' },
           ],
         },
       },

@@ -1,6 +1,7 @@
--- wrk script for the torii benchmark: POSTs one JSON request body (an OpenAI chat request, or an Anthropic Messages
--- request for the `messages` scenario: the URL carries the path) on every request, optionally paced to a fixed
--- aggregate rate, and prints the result as one JSON line for bench/bench-wrk.ts.
+-- wrk script for the torii benchmark: POSTs one JSON request body (an OpenAI chat request, an Anthropic Messages
+-- request for the `messages` scenario or an OpenAI Responses request for `responses`: the URL carries the path) on
+-- every request, optionally paced to a fixed aggregate rate, and prints the result as one JSON line for
+-- bench/bench-wrk.ts.
 --
 -- Environment (read by every wrk thread, each of which loads this script into its own Lua state):
 --   BENCH_BODY_FILE      path of the JSON request body (required)
