@@ -127,7 +127,11 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     }),
     accounting: options.accounting ?? {},
     responseStore: options.responses?.store,
-    responseRetentionMs: options.responses?.retentionMs ?? defaultResponseRetentionMs,
+    responseRetentionMs:
+      options.responses?.retentionMs ??
+      (options.config.server?.responseRetentionDays === undefined
+        ? defaultResponseRetentionMs
+        : options.config.server.responseRetentionDays * 24 * 60 * 60 * 1000),
   };
   const { metrics, now } = services;
   const app = new Hono<GatewayEnvironment>();

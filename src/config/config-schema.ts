@@ -80,6 +80,8 @@ export const serverConfigSchema = z.strictObject({
    * clamped to it before cost, limits, budgets and the ledger, and logged.
    */
   maxUsageTokens: z.optional(z.int().check(z.positive())),
+  /** How long the Responses API's stored responses are kept, days (default 30, as OpenAI keeps them). */
+  responseRetentionDays: z.optional(z.number().check(z.positive(), z.lte(3650))),
 });
 
 /** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */
