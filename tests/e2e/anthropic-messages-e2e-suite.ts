@@ -199,6 +199,28 @@ export function defineAnthropicMessagesE2ESuite(runtime: string, start: GatewayS
       expect(estimated.response.headers.get('x-torii-token-count')).toBe('estimate');
     });
 
+    it.each(['claude-slow', 'gpt-slow'])(
+      'cancels the upstream call when the client aborts a %s message stream',
+      async (model) => {
+        const before = mock.abortedStreams;
+        const controller = new AbortController();
+        const stream = client.messages.stream(
+          { model, max_tokens: 64, messages: [{ role: 'user', content: 'x' }] },
+          { signal: controller.signal },
+        );
+        let deltas = 0;
+        stream.on('text', () => {
+          if (++deltas === 2) controller.abort();
+        });
+        await stream.finalMessage().catch((error: unknown) => expect(String(error)).toMatch(/abort/i));
+        expect(deltas).toBeGreaterThanOrEqual(2);
+        const deadline = Date.now() + 10_000;
+        while (mock.abortedStreams === before && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(mock.abortedStreams).toBe(before + 1);
+      },
+    );
+
     it("answers every gateway error in Anthropic's envelope, which the SDK raises as its own error classes", async () => {
       const unauthorized = new Anthropic({ baseURL: gateway.baseURL, apiKey: 'sk-wrong', maxRetries: 0 });
       await expect(
