@@ -1,14 +1,5 @@
 import type { CanonicalFinishReason } from '../../src/canonical/index.ts';
-
-const unifiedByStopReason: Record<string, CanonicalFinishReason['unified']> = {
-  end_turn: 'stop',
-  stop_sequence: 'stop',
-  max_tokens: 'length',
-  model_context_window_exceeded: 'length',
-  tool_use: 'tool-calls',
-  refusal: 'content-filter',
-  pause_turn: 'other',
-};
+import { unifiedOfAnthropicStopReason } from '../../src/canonical/wire/anthropic-stop-reasons.ts';
 
 /**
  * Normalises Anthropic's `stop_reason`, keeping the raw value. `answeredWithJsonTool` is true when the model's only
@@ -21,5 +12,5 @@ export function mapAnthropicFinishReason(
 ): CanonicalFinishReason {
   const raw = stopReason ?? undefined;
   if (raw === 'tool_use' && answeredWithJsonTool) return { unified: 'stop', raw };
-  return { unified: (raw === undefined ? undefined : unifiedByStopReason[raw]) ?? 'other', raw };
+  return { unified: (raw === undefined ? undefined : unifiedOfAnthropicStopReason[raw]) ?? 'other', raw };
 }

@@ -6,6 +6,7 @@ import { chaosMasterKey, isLive } from './chaos-client.ts';
 import {
   hostileEnvironment,
   hostileGatewayConfig,
+  hostileServerLimits,
   hostileUpstreamApiKey,
   startHostileUpstream,
   type HostileUpstream,
@@ -28,14 +29,6 @@ const behaviours = [
 ];
 /** `anthropic/...` is passed through to an Anthropic upstream; `openai/...` is translated for an OpenAI-shaped one. */
 const upstreams = ['anthropic', 'openai'] as const;
-const server = {
-  upstreamTimeoutMs: 1_500,
-  upstreamBodyTimeoutMs: 1_500,
-  upstreamStreamIdleTimeoutMs: 1_500,
-  upstreamMaxBodyBytes: 8 * 1024 * 1024,
-  upstreamMaxErrorBodyBytes: 64 * 1024,
-};
-
 interface AnthropicErrorAnswer {
   status: number;
   body: { type: string; error: { type: string; message: string } };
@@ -74,7 +67,7 @@ describe.each(gatewayRuntimes)('an Anthropic client behind a misbehaving upstrea
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, server), {
+    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, hostileServerLimits), {
       ...hostileEnvironment,
       TORII_MASTER_KEY: chaosMasterKey,
     });

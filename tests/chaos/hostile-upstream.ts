@@ -316,6 +316,18 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
 }
 
 /**
+ * The `server` limits of the hostile-upstream suites: small, so a stalled upstream is noticed within the tests'
+ * patience (the defaults are minutes), with the size caps the behaviours are measured against.
+ */
+export const hostileServerLimits = {
+  upstreamTimeoutMs: 1_500,
+  upstreamBodyTimeoutMs: 1_500,
+  upstreamStreamIdleTimeoutMs: 1_500,
+  upstreamMaxBodyBytes: 8 * 1024 * 1024,
+  upstreamMaxErrorBodyBytes: 64 * 1024,
+};
+
+/**
  * A gateway config with one model group per hostile behaviour and dialect: `openai/<behaviour>` is served through
  * pass-through (an OpenAI-compatible deployment) and `anthropic/<behaviour>` through the Anthropic translation.
  */

@@ -6,6 +6,7 @@ import { chaosMasterKey, isLive } from './chaos-client.ts';
 import {
   hostileEnvironment,
   hostileGatewayConfig,
+  hostileServerLimits,
   hostileUpstreamApiKey,
   startHostileUpstream,
   type HostileUpstream,
@@ -31,14 +32,6 @@ const behaviours = [
  * them in chat shapes, so every answer is also the wrong API's); `anthropic/...` is translated.
  */
 const upstreams = ['openai', 'anthropic'] as const;
-const server = {
-  upstreamTimeoutMs: 1_500,
-  upstreamBodyTimeoutMs: 1_500,
-  upstreamStreamIdleTimeoutMs: 1_500,
-  upstreamMaxBodyBytes: 8 * 1024 * 1024,
-  upstreamMaxErrorBodyBytes: 64 * 1024,
-};
-
 interface OpenAIErrorAnswer {
   status: number;
   body: { error: { type: string; message: string; code: string | null } };
@@ -77,7 +70,7 @@ describe.each(gatewayRuntimes)('a Responses client behind a misbehaving upstream
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, server), {
+    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, hostileServerLimits), {
       ...hostileEnvironment,
       TORII_MASTER_KEY: chaosMasterKey,
     });

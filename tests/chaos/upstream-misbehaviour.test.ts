@@ -6,6 +6,7 @@ import { chaosClient, chaosMasterKey, collectChatStream, isLive } from './chaos-
 import {
   hostileEnvironment,
   hostileGatewayConfig,
+  hostileServerLimits,
   hostileUpstreamApiKey,
   startHostileUpstream,
   type HostileUpstream,
@@ -30,15 +31,6 @@ const behaviours = [
   'echo-key:500',
 ];
 const dialects = ['openai', 'anthropic'] as const;
-/** Small bounds so a stalled upstream is noticed within the test's patience; the defaults are minutes. */
-const server = {
-  upstreamTimeoutMs: 1_500,
-  upstreamBodyTimeoutMs: 1_500,
-  upstreamStreamIdleTimeoutMs: 1_500,
-  upstreamMaxBodyBytes: 8 * 1024 * 1024,
-  upstreamMaxErrorBodyBytes: 64 * 1024,
-};
-
 interface ErrorAnswer {
   status: number;
   contentType: string | null;
@@ -80,7 +72,7 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, server), {
+    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, hostileServerLimits), {
       ...hostileEnvironment,
       TORII_MASTER_KEY: chaosMasterKey,
     });

@@ -1,33 +1,6 @@
-import { parseJson } from '../../framing/parse-json.ts';
 import type { NativeAnswerCheck } from '../dialect.ts';
+import { parseAnswerObject, unusableAnswer } from '../native-answer-check.ts';
 import { anthropicUsageSchema, toCanonicalUsage } from '../../canonical/wire/anthropic-wire-usage.ts';
-
-function errorMessageOf(error: unknown): string | undefined {
-  if (typeof error === 'string') return error;
-  if (typeof error === 'object' && error !== null) {
-    const message = (error as Record<string, unknown>).message;
-    if (typeof message === 'string') return message;
-  }
-  return undefined;
-}
-
-function errorAnswer(error: unknown): NativeAnswerCheck {
-  const message = errorMessageOf(error);
-  return {
-    ok: false,
-    reason: 'the body is an error object',
-    ...(message === undefined ? {} : { errorMessage: message }),
-  };
-}
-
-/** Why a body that did not parse is unusable: empty, not an object at all, or an object cut off or malformed. */
-function unparsedReason(text: string, parseError: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return 'the body is empty';
-  if (!trimmed.startsWith('{')) return 'the body is not a JSON object';
-  if (!trimmed.endsWith('}')) return 'the JSON is cut off';
-  return `the JSON is malformed (${parseError})`;
-}
 
 /**
  * Checks an Anthropic upstream's answer to a same-dialect (pass-through) Messages request before its bytes go to
@@ -42,14 +15,11 @@ function unparsedReason(text: string, parseError: string): string {
  * if (!check.ok) throw upstreamError('upstream_invalid_response', 'anthropic', `Unusable answer: ${check.reason}.`);
  */
 export function checkAnthropicAnswer(text: string): NativeAnswerCheck {
-  const parsed = parseJson(text);
-  if (!parsed.ok) return { ok: false, reason: unparsedReason(text, parsed.error) };
-  const value = parsed.value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { ok: false, reason: 'the body is not a JSON object' };
-  const answer = value as Record<string, unknown>;
+  const parsed = parseAnswerObject(text);
+  if (!parsed.ok) return { ok: false, reason: parsed.reason };
+  const answer = parsed.value;
   if (answer.type === 'error' || (answer.error !== undefined && answer.error !== null))
-    return errorAnswer(answer.error);
+    return unusableAnswer('the body is an error object', answer.error);
   if (answer.type !== 'message') {
     const type = typeof answer.type === 'string' ? `"${answer.type}"` : 'missing';
     return { ok: false, reason: `the body is not an Anthropic message (type ${type})` };

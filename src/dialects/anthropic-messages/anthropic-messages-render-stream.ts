@@ -2,6 +2,7 @@ import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.
 import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
 import { anthropicErrorBody, type GatewayError } from '../../errors.ts';
 import type { StreamRenderer, StreamRendererContext } from '../dialect.ts';
+import { advanceJsonValueScan, createJsonValueScan, type JsonValueScan } from '../../framing/json-value-scan.ts';
 import { anthropicMessageId } from './anthropic-messages-render-response.ts';
 import { anthropicStopReason } from './anthropic-messages-stop-reason.ts';
 import { toAnthropicUsage, type AnthropicWireUsage } from '../../canonical/wire/anthropic-wire-usage.ts';
@@ -12,46 +13,13 @@ type AnthropicStreamEvent = { type: string } & Record<string, unknown>;
 /** The parts that go into content blocks (everything but the message-level parts). */
 type BlockPart = Exclude<CanonicalStreamPart, { type: 'response-start' | 'finish' | 'usage' | 'error' }>;
 
-/**
- * How far a tool's streamed input has got towards one complete JSON object: `complete` once the value that opened
- * with `{` (or `[`) has closed; `invalid` when it opened with anything else (then only an end part completes it).
- */
-interface InputScan {
-  state: 'before' | 'inside' | 'complete' | 'invalid';
-  depth: number;
-  inString: boolean;
-  escaped: boolean;
-}
-
 /** The content block being streamed, with the tool it renders when it is a `tool_use` block. */
 type OpenBlock =
-  { kind: 'text' | 'reasoning'; index: number } | { kind: 'tool'; index: number; toolIndex: number; scan: InputScan };
+  | { kind: 'text' | 'reasoning'; index: number }
+  | { kind: 'tool'; index: number; toolIndex: number; scan: JsonValueScan };
 
 function frame(event: AnthropicStreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
-/** Advances `scan` over one input fragment: linear in the fragment, strings and escapes taken into account. */
-function scanInput(scan: InputScan, text: string): void {
-  for (let index = 0; index < text.length; index++) {
-    if (scan.state === 'complete' || scan.state === 'invalid') return;
-    const code = text.charCodeAt(index);
-    if (scan.state === 'before') {
-      if (code === 32 || code === 10 || code === 13 || code === 9) continue;
-      scan.state = code === 123 /* { */ || code === 91 /* [ */ ? 'inside' : 'invalid';
-      scan.depth = 1;
-    } else if (scan.inString) {
-      if (scan.escaped) scan.escaped = false;
-      else if (code === 92 /* \ */) scan.escaped = true;
-      else if (code === 34 /* " */) scan.inString = false;
-    } else if (code === 34) {
-      scan.inString = true;
-    } else if (code === 123 || code === 91) {
-      scan.depth++;
-    } else if ((code === 125 /* } */ || code === 93) /* ] */ && --scan.depth === 0) {
-      scan.state = 'complete';
-    }
-  }
 }
 
 /**
@@ -176,7 +144,7 @@ export function createAnthropicStreamRenderer(
   const openTool = (toolIndex: number, id: string, name: string): string => {
     if (knownTools.has(toolIndex)) return '';
     knownTools.add(toolIndex);
-    const scan: InputScan = { state: 'before', depth: 0, inString: false, escaped: false };
+    const scan: JsonValueScan = createJsonValueScan();
     const output = closeBlock();
     return (
       output +
@@ -201,7 +169,7 @@ export function createAnthropicStreamRenderer(
         return openTool(part.toolIndex, part.id, part.name);
       case 'tool-input-delta':
         if (open?.kind !== 'tool' || open.toolIndex !== part.toolIndex || part.delta === '') return '';
-        scanInput(open.scan, part.delta);
+        advanceJsonValueScan(open.scan, part.delta);
         return blockDelta(open.index, { type: 'input_json_delta', partial_json: part.delta });
       case 'tool-input-end':
         return open?.kind === 'tool' && open.toolIndex === part.toolIndex ? closeBlock() : '';

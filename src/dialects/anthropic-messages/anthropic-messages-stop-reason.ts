@@ -1,15 +1,5 @@
 import type { CanonicalFinishReason } from '../../canonical/canonical-chat-response.ts';
-
-/** Anthropic's own stop reasons and the unified reason each means, to keep one an Anthropic upstream sent. */
-const unifiedOfAnthropicStopReason: Record<string, CanonicalFinishReason['unified']> = {
-  end_turn: 'stop',
-  stop_sequence: 'stop',
-  max_tokens: 'length',
-  model_context_window_exceeded: 'length',
-  tool_use: 'tool-calls',
-  refusal: 'content-filter',
-  pause_turn: 'other',
-};
+import { unifiedOfAnthropicStopReason } from '../../canonical/wire/anthropic-stop-reasons.ts';
 
 const stopReasonByUnified: Record<CanonicalFinishReason['unified'], string> = {
   stop: 'end_turn',

@@ -1,13 +1,11 @@
-import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
 import { parseJson } from '../../framing/parse-json.ts';
 import { usageFromOpenAIText } from './openai-usage-from-text.ts';
 import { usageFromOpenAIWire } from './openai-usage-from-wire.ts';
+import type { NativeAnswerCheck } from '../dialect.ts';
+import { unusableAnswer } from '../native-answer-check.ts';
 
 /** What {@link checkOpenAIAnswer} found in an upstream's OpenAI-shaped answer. */
-export type OpenAIAnswerCheck =
-  | { ok: true; usage: CanonicalUsage | undefined }
-  /** Not a usable answer: `reason` says why; `errorMessage` is the upstream's own message when it sent an error. */
-  | { ok: false; reason: string; errorMessage?: string };
+export type OpenAIAnswerCheck = NativeAnswerCheck;
 
 /**
  * Answers up to this size are parsed whole (V8's parser is faster than any scan written in JavaScript, and the check
@@ -16,26 +14,8 @@ export type OpenAIAnswerCheck =
  */
 const wholeParseLimit = 256 * 1024;
 
-function errorMessageOf(error: unknown): string | undefined {
-  if (typeof error === 'string') return error;
-  if (typeof error === 'object' && error !== null) {
-    const message = (error as Record<string, unknown>).message;
-    if (typeof message === 'string') return message;
-  }
-  return undefined;
-}
-
 function isWhitespace(code: number): boolean {
   return code === 32 || code === 10 || code === 13 || code === 9;
-}
-
-function errorAnswer(error: unknown): OpenAIAnswerCheck {
-  const message = errorMessageOf(error);
-  return {
-    ok: false,
-    reason: 'the body is an error object',
-    ...(message === undefined ? {} : { errorMessage: message }),
-  };
 }
 
 /** An error object as upstreams send it: `{"error": ...}` (OpenAI and most), or `{"object": "error", ...}` (vLLM). */
@@ -52,7 +32,10 @@ function checkStructure(text: string): OpenAIAnswerCheck {
   if (text.charCodeAt(end) !== 125 /* } */) return { ok: false, reason: 'the JSON is cut off' };
   if (leadingError.test(text.slice(start, start + 200))) {
     const parsed = parseJson(text);
-    return errorAnswer(parsed.ok ? (parsed.value as Record<string, unknown>).error : undefined);
+    return unusableAnswer(
+      'the body is an error object',
+      parsed.ok ? (parsed.value as Record<string, unknown>).error : undefined,
+    );
   }
   return { ok: true, usage: usageFromOpenAIText(text) };
 }
@@ -76,6 +59,6 @@ export function checkOpenAIAnswer(text: string): OpenAIAnswerCheck {
     return { ok: false, reason: 'the body is not a JSON object' };
   const answer = value as Record<string, unknown>;
   if ((answer.error !== undefined && answer.error !== null) || answer.object === 'error')
-    return errorAnswer(answer.error ?? answer);
+    return unusableAnswer('the body is an error object', answer.error ?? answer);
   return { ok: true, usage: usageFromOpenAIWire(answer.usage) };
 }

@@ -2,7 +2,9 @@ import type { CanonicalChatRequest } from '../../canonical/canonical-chat-reques
 import type { CanonicalChatResponse } from '../../canonical/canonical-chat-response.ts';
 import { invalidRequest } from '../../errors.ts';
 import { firstValidationProblem } from '../../validation/zod-issues.ts';
-import type { ClientDialect } from '../dialect.ts';
+import type { UpstreamTarget } from '../../canonical/provider-translator.ts';
+import type { CancellableTransformer } from '../../framing/stream-end.ts';
+import type { ClientDialect, NativeStreamTapOptions } from '../dialect.ts';
 import { checkOpenAIAnswer } from './openai-answer-check.ts';
 import { createOpenAIPassthroughTransformer } from './openai-chat-native-tap.ts';
 import { isPlainOpenAIChatRequest } from './openai-chat-plain-check.ts';
@@ -23,6 +25,38 @@ export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAI
     throw invalidRequest(problem.message, problem.param);
   }
   return result.data;
+}
+
+/** The stream fields of OpenAI's streaming APIs (chat and legacy completions). */
+interface OpenAIStreamingRequest {
+  stream?: boolean | null | undefined;
+  stream_options?: { include_usage?: boolean | null | undefined } | null | undefined;
+}
+
+/**
+ * The body for a same-dialect OpenAI upstream: the client's, with the upstream model name and, on streams,
+ * `stream_options.include_usage` (the usage chunk the gateway needs; the tap removes it again when the client did not
+ * ask for it).
+ */
+export function openAINativeBody(
+  request: OpenAIStreamingRequest,
+  body: Record<string, unknown>,
+  target: UpstreamTarget,
+): Record<string, unknown> {
+  const upstreamBody: Record<string, unknown> = { ...body, model: target.model };
+  if (request.stream === true) upstreamBody.stream_options = { ...request.stream_options, include_usage: true };
+  return upstreamBody;
+}
+
+/** The usage tap of a same-dialect OpenAI stream (chat or legacy completions), told whether the client wants usage. */
+export function createOpenAINativeStreamTap(
+  request: OpenAIStreamingRequest,
+  options: NativeStreamTapOptions,
+): CancellableTransformer<Uint8Array, Uint8Array> {
+  return createOpenAIPassthroughTransformer({
+    ...options,
+    clientWantsUsage: request.stream_options?.include_usage === true,
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import { invalidRequest } from '../../errors.ts';
 import { firstValidationProblem } from '../../validation/zod-issues.ts';
 import type { ClientDialect } from '../dialect.ts';
 import { checkOpenAIAnswer } from '../openai-chat/openai-answer-check.ts';
-import { createOpenAIPassthroughTransformer } from '../openai-chat/openai-chat-native-tap.ts';
+import { createOpenAINativeStreamTap, openAINativeBody } from '../openai-chat/openai-chat-dialect.ts';
 import { renderOpenAIStreamBreak } from '../openai-chat/openai-chat-render-stream.ts';
 
 /**
@@ -55,16 +55,8 @@ export const openAICompletionsDialect: ClientDialect<OpenAICompletionsRequest, n
     tools: 'tools',
     reasoning: 'reasoning_effort',
   },
-  nativeBody(request, body, target) {
-    const upstreamBody: Record<string, unknown> = { ...body, model: target.model };
-    if (request.stream === true) upstreamBody.stream_options = { ...request.stream_options, include_usage: true };
-    return upstreamBody;
-  },
+  nativeBody: openAINativeBody,
   checkNativeAnswer: checkOpenAIAnswer,
-  createNativeStreamTap: (request, options) =>
-    createOpenAIPassthroughTransformer({
-      ...options,
-      clientWantsUsage: request.stream_options?.include_usage === true,
-    }),
+  createNativeStreamTap: createOpenAINativeStreamTap,
   renderStreamBreak: renderOpenAIStreamBreak,
 };

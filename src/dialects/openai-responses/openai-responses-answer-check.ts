@@ -1,39 +1,6 @@
-import { parseJson } from '../../framing/parse-json.ts';
 import type { NativeAnswerCheck } from '../dialect.ts';
+import { parseAnswerObject, unusableAnswer } from '../native-answer-check.ts';
 import { usageFromResponsesWire } from './openai-responses-usage.ts';
-
-function errorMessageOf(error: unknown): string | undefined {
-  if (typeof error === 'string') return error;
-  if (typeof error === 'object' && error !== null) {
-    const message = (error as Record<string, unknown>).message;
-    if (typeof message === 'string') return message;
-  }
-  return undefined;
-}
-
-function notOk(reason: string, error: unknown): NativeAnswerCheck {
-  const message = errorMessageOf(error);
-  return { ok: false, reason, ...(message === undefined ? {} : { errorMessage: message }) };
-}
-
-/** Why a body that did not parse is unusable: empty, not an object at all, or an object cut off or malformed. */
-function unparsedReason(text: string, parseError: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return 'the body is empty';
-  if (!trimmed.startsWith('{')) return 'the body is not a JSON object';
-  if (!trimmed.endsWith('}')) return 'the JSON is cut off';
-  return `the JSON is malformed (${parseError})`;
-}
-
-function parseObject(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
-  const parsed = parseJson(text);
-  if (!parsed.ok) return { ok: false, reason: unparsedReason(text, parsed.error) };
-  const value = parsed.value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: 'the body is not a JSON object' };
-  }
-  return { ok: true, value: value as Record<string, unknown> };
-}
 
 /**
  * Checks a native Responses upstream's answer to a same-dialect (pass-through) non-streamed request before its bytes
@@ -48,15 +15,15 @@ function parseObject(text: string): { ok: true; value: Record<string, unknown> }
  * if (!check.ok) throw upstreamError('upstream_invalid_response', 'openai', `Unusable answer: ${check.reason}.`);
  */
 export function checkOpenAIResponsesAnswer(text: string): NativeAnswerCheck {
-  const parsed = parseObject(text);
+  const parsed = parseAnswerObject(text);
   if (!parsed.ok) return { ok: false, reason: parsed.reason };
   const answer = parsed.value;
   if (answer.object === 'response') {
-    if (answer.status === 'failed') return notOk('the response failed', answer.error);
+    if (answer.status === 'failed') return unusableAnswer('the response failed', answer.error);
     return { ok: true, usage: usageFromResponsesWire(answer.usage) };
   }
   if ((answer.error !== undefined && answer.error !== null) || answer.object === 'error') {
-    return notOk('the body is an error object', answer.error ?? answer);
+    return unusableAnswer('the body is an error object', answer.error ?? answer);
   }
   const object = typeof answer.object === 'string' ? `"${answer.object}"` : 'missing';
   return { ok: false, reason: `the body is not a Responses response (object ${object})` };
@@ -70,7 +37,7 @@ export function checkOpenAIResponsesAnswer(text: string): NativeAnswerCheck {
  * const id = responseIdOf(answerText) ?? newResponseId();
  */
 export function responseIdOf(text: string): string | undefined {
-  const parsed = parseObject(text);
+  const parsed = parseAnswerObject(text);
   if (!parsed.ok) return undefined;
   const id = parsed.value.id;
   return typeof id === 'string' && id.length > 0 ? id : undefined;

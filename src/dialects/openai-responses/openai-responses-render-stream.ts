@@ -3,6 +3,7 @@ import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.
 import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
 import type { GatewayError } from '../../errors.ts';
 import type { StreamRenderer, StreamRendererContext } from '../dialect.ts';
+import { advanceJsonValueScan, createJsonValueScan, type JsonValueScan } from '../../framing/json-value-scan.ts';
 import { toResponsesUsage, type ResponsesWireUsage } from './openai-responses-usage.ts';
 import { responseObject } from './openai-responses-render-response.ts';
 import type { OpenAIResponsesRequest } from './openai-responses-request-schema.ts';
@@ -12,18 +13,6 @@ type ResponsesStreamEvent = { type: string } & Record<string, unknown>;
 
 /** The parts that go into output items (everything but the response-level parts). */
 type ItemPart = Exclude<CanonicalStreamPart, { type: 'response-start' | 'finish' | 'usage' | 'error' }>;
-
-/**
- * How far a tool's streamed arguments have got towards one complete JSON value: `complete` once the value that
- * opened with `{` (or `[`) has closed; `invalid` when it opened with anything else (then only an end part completes
- * it). The same scan as the Anthropic renderer's, which keeps it private.
- */
-interface ArgumentsScan {
-  state: 'before' | 'inside' | 'complete' | 'invalid';
-  depth: number;
-  inString: boolean;
-  escaped: boolean;
-}
 
 /** A message or reasoning item being streamed, with the text (or summary text) it has spelled so far. */
 interface TextualItem {
@@ -42,7 +31,7 @@ interface ToolItem {
   toolIndex: number;
   callId: string;
   name: string;
-  scan: ArgumentsScan;
+  scan: JsonValueScan;
 }
 
 /** The output item being streamed. */
@@ -58,29 +47,6 @@ const noUsage: CanonicalUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 
 
 function frame(event: ResponsesStreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
-/** Advances `scan` over one arguments fragment: linear in the fragment, strings and escapes taken into account. */
-function scanArguments(scan: ArgumentsScan, text: string): void {
-  for (let index = 0; index < text.length; index++) {
-    if (scan.state === 'complete' || scan.state === 'invalid') return;
-    const code = text.charCodeAt(index);
-    if (scan.state === 'before') {
-      if (code === 32 || code === 10 || code === 13 || code === 9) continue;
-      scan.state = code === 123 /* { */ || code === 91 /* [ */ ? 'inside' : 'invalid';
-      scan.depth = 1;
-    } else if (scan.inString) {
-      if (scan.escaped) scan.escaped = false;
-      else if (code === 92 /* \ */) scan.escaped = true;
-      else if (code === 34 /* " */) scan.inString = false;
-    } else if (code === 34) {
-      scan.inString = true;
-    } else if (code === 123 || code === 91) {
-      scan.depth++;
-    } else if ((code === 125 /* } */ || code === 93) /* ] */ && --scan.depth === 0) {
-      scan.state = 'complete';
-    }
-  }
 }
 
 /**
@@ -267,7 +233,7 @@ export function createResponsesStreamRenderer(context: ResponsesStreamRendererCo
 
   const argumentsDelta = (item: ToolItem, delta: string): string => {
     item.text += delta;
-    scanArguments(item.scan, delta);
+    advanceJsonValueScan(item.scan, delta);
     return emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta });
   };
 
@@ -297,7 +263,7 @@ export function createResponsesStreamRenderer(context: ResponsesStreamRendererCo
     knownTools.add(toolIndex);
     const events = closeItem();
     const index = nextIndex++;
-    const scan: ArgumentsScan = { state: 'before', depth: 0, inString: false, escaped: false };
+    const scan: JsonValueScan = createJsonValueScan();
     return (
       events +
       openItem({
