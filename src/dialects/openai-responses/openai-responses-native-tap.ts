@@ -1,15 +1,11 @@
 import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
-import { toGatewayError, upstreamError, type GatewayError } from '../../errors.ts';
 import { parseJson } from '../../framing/parse-json.ts';
-import type { ServerSentEvent } from '../../framing/server-sent-event.ts';
-import { SseDecoder } from '../../framing/sse-decoder.ts';
 import { once, type CancellableTransformer } from '../../framing/stream-end.ts';
-import { sanitizedUpstreamError } from '../../security/sanitized-upstream-error.ts';
 import type { NativeStreamTapOptions } from '../dialect.ts';
+import { createNativeStreamRelay, frameRelayedEvent, relayedEventType } from '../native-stream-relay.ts';
 import { renderResponsesStreamBreak } from './openai-responses-render-stream.ts';
 import { usageFromResponsesWire } from './openai-responses-usage.ts';
 
-const textEncoder = new TextEncoder();
 /** The `type` a Responses event's data starts with (OpenAI writes it first), read without a parse. */
 const leadingType = /^\s*\{\s*"type"\s*:\s*"([A-Za-z0-9_.]+)"/;
 /** Whether data may be one of the events the tap reads, when its `type` is not the first key. */
@@ -25,36 +21,6 @@ const terminalTypes = new Set(['response.completed', 'response.incomplete', 'res
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** An event's type: its `event:` name, else the `type` its data names (parsed only when it may be a watched one). */
-function eventType(event: ServerSentEvent): string | undefined {
-  if (event.event !== undefined && event.event !== '') return event.event;
-  const leading = leadingType.exec(event.data);
-  if (leading !== null) return leading[1];
-  if (!mentionsWatchedType.test(event.data)) return undefined;
-  const parsed = parseJson(event.data);
-  return parsed.ok && isRecord(parsed.value) && typeof parsed.value.type === 'string' ? parsed.value.type : undefined;
-}
-
-/** The error a pass-through stream ends with when the upstream stops before its terminal event. */
-function incompleteStream(providerName: string, responseId: string | undefined): GatewayError {
-  const response = responseId === undefined ? '' : ` (response ${responseId})`;
-  return upstreamError(
-    'upstream_stream_incomplete',
-    providerName,
-    `The upstream ${providerName} stream${response} ended without its final response.completed event; the answer may be incomplete.`,
-    { retryable: true },
-  );
-}
-
-/** The error recorded for a stream in which the upstream itself sent `error` or `response.failed`. */
-function upstreamStreamError(providerName: string): GatewayError {
-  return upstreamError(
-    'upstream_stream_error',
-    providerName,
-    `The upstream ${providerName} sent an error in its stream.`,
-  );
 }
 
 /** What the Responses stream tap needs besides the usual tap options. */
@@ -94,16 +60,12 @@ export function createResponsesNativeStreamTap(
   options: ResponsesNativeStreamTapOptions,
 ): CancellableTransformer<Uint8Array, Uint8Array> {
   const { providerName, redactor } = options;
-  const decoder = new SseDecoder(options.maxEventLength === undefined ? {} : { maxLineLength: options.maxEventLength });
-  const textDecoder = new TextDecoder();
   let usage: CanonicalUsage | undefined;
   let responseId: string | undefined;
   /** The highest `sequence_number` relayed so far (-1 before any). */
   let lastSequence = -1;
   /** A terminal event came: the stream is over, whatever follows. */
   let done = false;
-  let failure: GatewayError | undefined;
-  const finish = once((reason?: unknown) => options.onEnd(usage, failure ?? reason));
   const reportResponse = once((response: Record<string, unknown>) => options.onResponse?.(response));
 
   const readCreated = (data: string): void => {
@@ -122,72 +84,35 @@ export function createResponsesNativeStreamTap(
     reportResponse(response);
   };
 
-  const render = (events: ServerSentEvent[]): string => {
-    let output = '';
-    for (const event of events) {
-      if (done) break;
-      let data = event.data;
-      const type = eventType(event);
-      if (type === 'response.created') {
-        readCreated(data);
-      } else if (type === 'response.failed' || type === 'error') {
-        failure ??= upstreamStreamError(providerName);
-        data = redactor.redact(data);
-      }
-      if (type !== undefined && terminalTypes.has(type)) {
-        done = true;
-        readTerminal(data);
-      }
-      const sequence = sequenceNumberField.exec(data);
-      if (sequence !== null) lastSequence = Math.max(lastSequence, Number(sequence[1]));
-      const framed = data.includes('\n') ? data.replaceAll('\n', '\ndata: ') : data;
-      output += type === undefined ? `data: ${framed}\n\n` : `event: ${type}\ndata: ${framed}\n\n`;
-    }
-    return output;
-  };
-
-  /** The error event for an event too large to hold (the decoder's cap), recorded as the failure. */
-  const breakOff = (error: unknown): string => {
-    failure = sanitizedUpstreamError(toGatewayError(error), providerName, redactor);
-    return renderResponsesStreamBreak(failure, lastSequence + 1);
-  };
-
-  return {
-    transform(chunk, controller) {
-      if (done) return;
-      let output: string;
-      try {
-        output = render(decoder.push(textDecoder.decode(chunk, { stream: true })));
-      } catch (error) {
-        controller.enqueue(textEncoder.encode(breakOff(error)));
-        controller.terminate();
-        finish();
-        return;
-      }
-      if (output.length > 0) controller.enqueue(textEncoder.encode(output));
-    },
-    flush(controller) {
+  return createNativeStreamRelay(options, {
+    relay(events, stream) {
       let output = '';
-      try {
-        // An event the stream ended inside of (no blank line after it) is relayed only when its data is whole JSON:
-        // a torn fragment would break the client's parser before it could read the error event that follows.
-        if (!done) {
-          const rest = decoder.push(textDecoder.decode());
-          const last = decoder.end().filter((event) => parseJson(event.data).ok);
-          output = render([...rest, ...last]);
+      for (const event of events) {
+        if (done) break;
+        let data = event.data;
+        const type = relayedEventType(event, leadingType, mentionsWatchedType);
+        if (type === 'response.created') {
+          readCreated(data);
+        } else if (type === 'response.failed' || type === 'error') {
+          stream.recordUpstreamError();
+          data = redactor.redact(data);
         }
-        if (!done && failure === undefined) {
-          failure = incompleteStream(providerName, responseId);
-          output += renderResponsesStreamBreak(failure, lastSequence + 1);
+        if (type !== undefined && terminalTypes.has(type)) {
+          done = true;
+          readTerminal(data);
         }
-      } catch (error) {
-        output = breakOff(error);
+        const sequence = sequenceNumberField.exec(data);
+        if (sequence !== null) lastSequence = Math.max(lastSequence, Number(sequence[1]));
+        output += frameRelayedEvent(type, data);
       }
-      if (output.length > 0) controller.enqueue(textEncoder.encode(output));
-      finish();
+      return output;
     },
-    cancel(reason) {
-      finish(reason);
+    ended: () => done,
+    usage: () => usage,
+    renderBreak: (error) => renderResponsesStreamBreak(error, lastSequence + 1),
+    incompleteMessage() {
+      const response = responseId === undefined ? '' : ` (response ${responseId})`;
+      return `The upstream ${providerName} stream${response} ended without its final response.completed event; the answer may be incomplete.`;
     },
-  };
+  });
 }

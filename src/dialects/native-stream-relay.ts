@@ -1,0 +1,200 @@
+import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
+import { toGatewayError, upstreamError, type GatewayError } from '../errors.ts';
+import { parseJson } from '../framing/parse-json.ts';
+import type { ServerSentEvent } from '../framing/server-sent-event.ts';
+import { SseDecoder } from '../framing/sse-decoder.ts';
+import { once, type CancellableTransformer } from '../framing/stream-end.ts';
+import { sanitizedUpstreamError } from '../security/sanitized-upstream-error.ts';
+import type { NativeStreamTapOptions } from './dialect.ts';
+
+const textEncoder = new TextEncoder();
+
+/**
+ * A dialect's part of a same-dialect stream relay ({@link createNativeStreamRelay}): what its events mean. The relay
+ * owns the bytes (decoding, the event cap, the torn last event), the end of the stream and its failure; the dialect
+ * reads the events it watches, frames every event back for the client, and says when its stream is over.
+ */
+export interface NativeStreamDialect {
+  /**
+   * Reads the events completed by one upstream chunk (or, once, the last ones at the end), in order, and returns
+   * them framed for the client (`''` for none), with their data untouched unless the dialect means to change it (a
+   * redacted error event, a usage the client did not ask for). Events after the one that ends the stream are
+   * dropped. An error event the upstream sends is recorded with `stream.recordUpstreamError()`. This is the hot
+   * path: it should allocate nothing per event beyond the framed text.
+   */
+  relay(events: readonly ServerSentEvent[], stream: NativeStreamRelayContext): string;
+  /**
+   * Whether the stream is over (its final event, or an error event that ends it, was relayed): the relay reads no
+   * more. A stream that stops before it is over, with no failure recorded, ends with
+   * {@link NativeStreamDialect.incompleteMessage}.
+   */
+  ended(): boolean;
+  /** The usage read so far, reported to `onEnd`. */
+  usage(): CanonicalUsage | undefined;
+  /** The dialect's framed error event that ends a stream (the event its client's SDK turns into an error). */
+  renderBreak(error: GatewayError): string;
+  /**
+   * The message of the `upstream_stream_incomplete` failure of a stream that stopped before it was over: the final
+   * event it lacks, so the client never mistakes a truncated answer for a complete one.
+   */
+  incompleteMessage(): string;
+  /**
+   * A data payload that is whole though it is not JSON (OpenAI's `[DONE]`). A last event the stream ended inside of
+   * (no blank line after it) is relayed only when its data is whole JSON or this.
+   */
+  wholeData?: string;
+}
+
+/** What the relay lends a dialect while it reads events. */
+export interface NativeStreamRelayContext {
+  /**
+   * Records that the upstream sent an error in its stream, as an `upstream_stream_error` failure naming the
+   * provider, unless a failure is recorded already. The failure goes to `onEnd`, and no incomplete-stream error
+   * follows it.
+   */
+  recordUpstreamError(): void;
+}
+
+/** What a relay needs besides its dialect. */
+export interface NativeStreamRelayOptions extends NativeStreamTapOptions {
+  /** The longest event (line or data) held before the stream ends with an error; default the decoder's 16 MiB. */
+  maxEventLength?: number;
+}
+
+/** The error recorded for a stream in which the upstream itself sent an error event. */
+function upstreamStreamError(providerName: string): GatewayError {
+  return upstreamError(
+    'upstream_stream_error',
+    providerName,
+    `The upstream ${providerName} sent an error in its stream.`,
+  );
+}
+
+/**
+ * The transformer of a same-dialect stream: the upstream's Server-Sent Events go to the client as the dialect frames
+ * them (untouched, as a rule), while the dialect watches them for usage, error events and its final event.
+ *
+ * The upstream is not trusted to end well. An event past `maxEventLength` ends the stream with the dialect's error
+ * event (the decoder's `upstream_event_too_large`, sanitised: named after the config's provider, secrets redacted).
+ * An event the stream ended inside of is relayed only when its data is whole: a torn JSON fragment would break the
+ * client's parser before it could read the error event that follows. A stream that stops before the dialect says it
+ * is over, with no failure recorded, gets a final error event (`upstream_stream_incomplete`, retryable). `onEnd` is
+ * called exactly once, with the dialect's usage and the failure (else the client's cancel reason), when the stream
+ * finishes, breaks off or is cancelled.
+ *
+ * @example
+ * let done = false;
+ * const transformer = createNativeStreamRelay(
+ *   { providerName: 'openai', redactor, onEnd },
+ *   {
+ *     relay(events) {
+ *       let output = '';
+ *       for (const event of events) {
+ *         if (done) break;
+ *         done = event.data === '[DONE]';
+ *         output += frameRelayedEvent(event.event, event.data);
+ *       }
+ *       return output;
+ *     },
+ *     ended: () => done,
+ *     usage: () => undefined,
+ *     renderBreak: renderOpenAIStreamBreak,
+ *     incompleteMessage: () => 'The upstream openai stream ended without its final [DONE] event.',
+ *     wholeData: '[DONE]',
+ *   },
+ * );
+ * const body = upstreamResponse.body.pipeThrough(new TransformStream(transformer));
+ */
+export function createNativeStreamRelay(
+  options: NativeStreamRelayOptions,
+  dialect: NativeStreamDialect,
+): CancellableTransformer<Uint8Array, Uint8Array> {
+  const { providerName, redactor } = options;
+  const decoder = new SseDecoder(options.maxEventLength === undefined ? {} : { maxLineLength: options.maxEventLength });
+  const textDecoder = new TextDecoder();
+  let failure: GatewayError | undefined;
+  const finish = once((reason?: unknown) => options.onEnd(dialect.usage(), failure ?? reason));
+  const stream: NativeStreamRelayContext = {
+    recordUpstreamError() {
+      failure ??= upstreamStreamError(providerName);
+    },
+  };
+
+  /** The error event for an event too large to hold (the decoder's cap), recorded as the failure. */
+  const breakOff = (error: unknown): string => {
+    failure = sanitizedUpstreamError(toGatewayError(error), providerName, redactor);
+    return dialect.renderBreak(failure);
+  };
+
+  return {
+    transform(chunk, controller) {
+      if (dialect.ended()) return;
+      let output: string;
+      try {
+        output = dialect.relay(decoder.push(textDecoder.decode(chunk, { stream: true })), stream);
+      } catch (error) {
+        controller.enqueue(textEncoder.encode(breakOff(error)));
+        controller.terminate();
+        finish();
+        return;
+      }
+      if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+    },
+    flush(controller) {
+      let output = '';
+      try {
+        if (!dialect.ended()) {
+          const events = decoder.push(textDecoder.decode());
+          for (const event of decoder.end()) {
+            if (event.data === dialect.wholeData || parseJson(event.data).ok) events.push(event);
+          }
+          output = dialect.relay(events, stream);
+        }
+        if (!dialect.ended() && failure === undefined) {
+          failure = upstreamError('upstream_stream_incomplete', providerName, dialect.incompleteMessage(), {
+            retryable: true,
+          });
+          output += dialect.renderBreak(failure);
+        }
+      } catch (error) {
+        output = breakOff(error);
+      }
+      if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+      finish();
+    },
+    cancel(reason) {
+      finish(reason);
+    },
+  };
+}
+
+/**
+ * One relayed event, framed `event: <type>\ndata: <data>\n\n` (only `data: <data>\n\n` without a type), with the
+ * bytes of `data` untouched: a multi-line payload keeps one `data:` prefix per line, as it came.
+ */
+export function frameRelayedEvent(type: string | undefined, data: string): string {
+  const framed = data.includes('\n') ? data.replaceAll('\n', '\ndata: ') : data;
+  return type === undefined ? `data: ${framed}\n\n` : `event: ${type}\ndata: ${framed}\n\n`;
+}
+
+/**
+ * An event's type in a dialect whose data names it (`{"type":"message_start",...}`): its `event:` name, else the
+ * `type` its data starts with (`leadingType`, capturing it, read without a parse), else the `type` of its parsed
+ * data, parsed only when `mayBeWatched` says the data may be one of the events the dialect reads.
+ */
+export function relayedEventType(
+  event: ServerSentEvent,
+  leadingType: RegExp,
+  mayBeWatched: RegExp,
+): string | undefined {
+  if (event.event !== undefined && event.event !== '') return event.event;
+  const leading = leadingType.exec(event.data);
+  if (leading !== null) return leading[1];
+  if (!mayBeWatched.test(event.data)) return undefined;
+  const parsed = parseJson(event.data);
+  if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+    return undefined;
+  }
+  const type = (parsed.value as Record<string, unknown>).type;
+  return typeof type === 'string' ? type : undefined;
+}
