@@ -21,7 +21,8 @@ await build({
   target: 'node22',
   sourcemap: true,
   // PGlite loads its WebAssembly and data files from beside its own module: it must stay a package import.
-  external: ['@electric-sql/pglite'],
+  // gpt-tokenizer's vocabularies (3.6 MB) are loaded on the first token count, not parsed by every process at start.
+  external: ['@electric-sql/pglite', 'gpt-tokenizer'],
   banner: { js: requireShim },
   logLevel: 'warning',
 });

@@ -108,6 +108,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     now: options.services?.now ?? (() => performance.now()),
     ...(options.services?.metricsExposition ? { metricsExposition: options.services.metricsExposition } : {}),
     ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
+    ...(options.services?.tokenCounter ? { tokenCounter: options.services.tokenCounter } : {}),
   };
   const dependencies: RouteDependencies = {
     services,

@@ -2,6 +2,8 @@
  * The seams an adapter fills for its runtime. The core never asks which runtime it is on; it calls these.
  */
 
+import type { TokenCounter } from './tokens/token-counter.ts';
+
 /** What the gateway sends upstream: a subset of RequestInit every client can honour, and the call's bounds. */
 export interface UpstreamRequestInit {
   method: string;
@@ -110,4 +112,9 @@ export interface GatewayServices {
   metricsExposition?: () => Promise<{ contentType: string; body: string }>;
   /** False while the process drains for shutdown, so `/health/ready` answers 503. Defaults to always ready. */
   isReady?: () => boolean;
+  /**
+   * Real tokenizers for `POST /v1/messages/count_tokens` to deployments that cannot count (see TokenCounter); the
+   * Node adapter lends gpt-tokenizer's OpenAI encodings. Absent, or without a tokenizer for the model: the estimate.
+   */
+  tokenCounter?: TokenCounter;
 }

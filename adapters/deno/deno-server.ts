@@ -4,6 +4,8 @@ import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenti
 import { createGateway } from '../../src/gateway.ts';
 import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
+// Runtime-neutral (pure JavaScript, a dynamic import): Deno loads gpt-tokenizer from node_modules as Node does.
+import { createGptTokenizerTokenCounter } from '../shared/gpt-tokenizer-token-counter.ts';
 import { consoleLogger } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
@@ -22,11 +24,12 @@ export interface DenoServerOptions {
 const usageFlushTimeoutMs = 5_000;
 
 /**
- * Serves the gateway with `Deno.serve` (upstream calls through Deno's fetch, which pools connections). Config comes
- * from `TORII_CONFIG` or the embedded defaults. Keys, limits, budgets, the usage ledger and the Responses API's stored
- * responses work as in a Node single process (see deno-accounting.ts): Postgres (`DATABASE_URL`) or PGlite on local
- * disk, and Upstash Redis over REST (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance.
- * Without a database no response is stored.
+ * Serves the gateway with `Deno.serve` (upstream calls through Deno's fetch, which pools connections; gpt-tokenizer
+ * counts `count_tokens` to OpenAI models, loaded on first use). Config comes from `TORII_CONFIG` or the embedded
+ * defaults. Keys, limits, budgets, the usage ledger and the Responses API's stored responses work as in a Node single
+ * process (see deno-accounting.ts): Postgres (`DATABASE_URL`) or PGlite on local disk, and Upstash Redis over REST
+ * (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance. Without a database no response is
+ * stored.
  *
  * SIGTERM and SIGINT: stop accepting (`/health/ready` answers 503), let in-flight requests finish (up to
  * `TORII_SHUTDOWN_GRACE_MS`), push pending budget spend, flush the usage queue (5 s, then the rest is spilled to
@@ -56,7 +59,11 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
           administration: accounting.administration,
           responses: { store: accounting.responseStore },
         }),
-    services: { upstreamFetch: createFetchUpstream(), isReady: () => accepting },
+    services: {
+      upstreamFetch: createFetchUpstream(),
+      isReady: () => accepting,
+      tokenCounter: createGptTokenizerTokenCounter(),
+    },
   });
   const port = options.port ?? settings.port;
   const hostname = options.hostname ?? settings.hostname;

@@ -3,3 +3,7 @@ export { createNodeGateway, type NodeGateway, type NodeGatewayOptions } from './
 export { startNodeHttpServer, type NodeHttpServer, type NodeHttpServerOptions } from './node-http-server.ts';
 export { createUndiciUpstreamFetch, type UndiciUpstreamOptions } from './undici-upstream-fetch.ts';
 export { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.ts';
+export {
+  createGptTokenizerTokenCounter,
+  type GptTokenizerTokenCounterOptions,
+} from '../shared/gpt-tokenizer-token-counter.ts';

@@ -9,11 +9,15 @@ import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
 import { consoleLogger, type GatewayServices } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
+import { createGptTokenizerTokenCounter } from '../shared/gpt-tokenizer-token-counter.ts';
 import type { NodeDataPlane } from './node-data-plane.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.ts';
 import { createUndiciUpstreamFetch } from './undici-upstream-fetch.ts';
 
-/** A gateway wired for Node: undici upstream pool, prom-client metrics, config from TORII_CONFIG or defaults. */
+/**
+ * A gateway wired for Node: undici upstream pool, prom-client metrics, gpt-tokenizer for `count_tokens` to OpenAI
+ * models (loaded on first use), config from TORII_CONFIG or defaults.
+ */
 export interface NodeGateway {
   app: Hono<GatewayEnvironment>;
   metrics: PrometheusMetrics;
@@ -84,6 +88,7 @@ export async function createNodeGateway(
         options.metricsExposition ??
         (async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() })),
       ...(options.isReady ? { isReady: options.isReady } : {}),
+      tokenCounter: createGptTokenizerTokenCounter(),
     },
   });
   return { app, metrics, configSource: source, modelGroups: Object.keys(config.modelGroups) };

@@ -1,10 +1,15 @@
-import { validateAnthropicCountTokensRequest } from '../dialects/anthropic-messages/anthropic-messages-request-schema.ts';
+import {
+  validateAnthropicCountTokensRequest,
+  type AnthropicCountTokensRequest,
+} from '../dialects/anthropic-messages/anthropic-messages-request-schema.ts';
+import { countAnthropicInputTokensWith } from '../dialects/anthropic-messages/anthropic-messages-token-count.ts';
 import { estimateAnthropicInputTokens } from '../dialects/anthropic-messages/anthropic-messages-token-estimate.ts';
 import { isGatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { GatewayContext } from '../gateway-environment.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callDeployment, readUpstreamText } from './call-upstream.ts';
+import { createThrottledErrorLog, type ThrottledErrorLog } from './error-log-throttle.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import { jsonResponse } from './gateway-responses.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
@@ -15,13 +20,18 @@ import { resolveDeployment } from './resolve-route.ts';
 const forwardedHeaders = ['anthropic-version', 'anthropic-beta'] as const;
 
 /**
- * `POST /v1/messages/count_tokens`: forwarded to deployments that count natively (Anthropic), counted by the gateway's
- * estimate for the others (see estimateAnthropicInputTokens). It never fails in a way that stops a client: a request
- * the upstream refuses as invalid (400, 413) is answered with the upstream's error, but an upstream that is down,
- * slow, rate-limited or does not know the endpoint gets the estimate instead, marked `x-torii-token-count: estimate`.
- * Counting takes a request from the key's rate limit like any call, and is not a ledger entry (it costs nothing).
+ * `POST /v1/messages/count_tokens`: forwarded to deployments that count natively (Anthropic); for the others counted
+ * by the gateway, exactly with the runtime's tokenizer when it has one for the upstream model (the Node adapter's
+ * gpt-tokenizer for OpenAI models, see GatewayServices.tokenCounter), marked `x-torii-token-count: tokenizer:<encoding>`,
+ * otherwise by its estimate (see estimateAnthropicInputTokens), marked `x-torii-token-count: estimate`. It never fails
+ * in a way that stops a client: a request the upstream refuses as invalid (400, 413) is answered with the upstream's
+ * error, but an upstream that is down, slow, rate-limited or does not know the endpoint, and a tokenizer that fails,
+ * get the estimate instead. Counting takes a request from the key's rate limit like any call, and is not a ledger
+ * entry (it costs nothing).
  */
 export function createCountTokensHandler(dependencies: RouteDependencies) {
+  // A tokenizer that cannot load fails every count: one log line a minute says so.
+  const logCounterError = createThrottledErrorLog(dependencies.services.logger, dependencies.services.now, 60_000);
   return async (c: GatewayContext): Promise<Response> => {
     const record = c.var.record;
     record.operation = 'count_tokens';
@@ -34,17 +44,14 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
     const deployment = resolveDeployment(dependencies, auth, request.model, 'chat', record);
     const admitted = admitRequest(dependencies, auth, record, 0);
     if (admitted !== undefined) await admitted;
-    const estimate = (): Response => {
-      const response = jsonResponse(
-        dependencies,
-        record,
-        JSON.stringify({ input_tokens: estimateAnthropicInputTokens(body) }),
-      );
-      response.headers.set('x-torii-token-count', 'estimate');
+    const { translator, target } = deployment;
+    const countLocally = async (): Promise<Response> => {
+      const counted = await countInputTokensLocally(dependencies, logCounterError, body, request, target.model);
+      const response = jsonResponse(dependencies, record, JSON.stringify({ input_tokens: counted.inputTokens }));
+      response.headers.set('x-torii-token-count', counted.method);
       return response;
     };
-    const { translator, target } = deployment;
-    if (!deployment.nativeDialects.has('anthropic-count-tokens')) return estimate();
+    if (!deployment.nativeDialects.has('anthropic-count-tokens')) return await countLocally();
     const headers: Record<string, string> = {};
     for (const name of forwardedHeaders) {
       const value = raw.headers.get(name);
@@ -62,12 +69,42 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
       const text = await readUpstreamText(response, dependencies, deployment, record);
       const parsed = parseJson(text);
       const counted = parsed.ok ? (parsed.value as { input_tokens?: unknown } | null)?.input_tokens : undefined;
-      if (typeof counted !== 'number' || !Number.isFinite(counted) || counted < 0) return estimate();
+      if (typeof counted !== 'number' || !Number.isFinite(counted) || counted < 0) return await countLocally();
       return jsonResponse(dependencies, record, JSON.stringify({ input_tokens: Math.round(counted) }));
     } catch (error) {
       if (raw.signal.aborted) throw error;
       if (isGatewayError(error) && (error.status === 400 || error.status === 413)) throw error;
-      return estimate();
+      return await countLocally();
     }
   };
+}
+
+/**
+ * The count with the runtime's tokenizer for the upstream model, or the estimate when there is none, the request
+ * cannot be translated, or the counter fails (logged, throttled) or counts nonsense.
+ */
+async function countInputTokensLocally(
+  dependencies: RouteDependencies,
+  logCounterError: ThrottledErrorLog,
+  body: Record<string, unknown>,
+  request: AnthropicCountTokensRequest,
+  model: string,
+): Promise<{ inputTokens: number; method: string }> {
+  const counter = dependencies.services.tokenCounter;
+  if (counter !== undefined) {
+    try {
+      const tokenizer = await counter.tokenizerFor(model);
+      if (tokenizer !== undefined) {
+        const inputTokens = countAnthropicInputTokensWith(request, tokenizer);
+        if (inputTokens !== undefined && Number.isSafeInteger(inputTokens) && inputTokens >= 0)
+          return { inputTokens, method: `tokenizer:${tokenizer.encoding}` };
+      }
+    } catch (error) {
+      logCounterError('warn', 'token_counter_failed', 'The token counter failed; count_tokens answered the estimate', {
+        model,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  return { inputTokens: estimateAnthropicInputTokens(body), method: 'estimate' };
 }

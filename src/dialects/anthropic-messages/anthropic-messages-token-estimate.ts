@@ -1,3 +1,5 @@
+import { estimatePdfTokens, imageTokenEstimate } from '../../tokens/media-token-estimate.ts';
+
 /**
  * The gateway's own estimate of a Messages request's input tokens, for `count_tokens` when the model's deployment
  * cannot count (a non-Anthropic provider) or could not be reached. It is an estimate, documented as one: about four
@@ -24,7 +26,7 @@ export function estimateAnthropicInputTokens(body: Record<string, unknown>): num
     const block = value as Record<string, unknown>;
     switch (block.type) {
       case 'image':
-        tokens += imageTokens;
+        tokens += imageTokenEstimate;
         return;
       case 'document':
         tokens += documentTokens(block.source);
@@ -53,18 +55,14 @@ export function estimateAnthropicInputTokens(body: Record<string, unknown>): num
 }
 
 const charactersPerToken = 4;
-const imageTokens = 1600;
 const messageFramingTokens = 4;
 /** Anthropic adds a tool-use system prompt of a few hundred tokens when a request has tools. */
 const toolsPreambleTokens = 300;
-const pdfBytesPerPage = 3000;
-const pdfTokensPerPage = 1500;
 
 function documentTokens(source: unknown): number {
   if (typeof source !== 'object' || source === null) return 0;
   const { type, data } = source as Record<string, unknown>;
-  if (typeof data !== 'string') return type === 'url' ? pdfTokensPerPage : 0;
+  if (typeof data !== 'string') return type === 'url' ? estimatePdfTokens(undefined) : 0;
   if (type === 'text') return Math.ceil(data.length / charactersPerToken);
-  const bytes = Math.floor((data.length * 3) / 4);
-  return Math.max(1, Math.ceil(bytes / pdfBytesPerPage)) * pdfTokensPerPage;
+  return estimatePdfTokens(data);
 }
