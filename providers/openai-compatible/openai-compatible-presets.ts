@@ -26,6 +26,9 @@ export const openAICompatiblePresets: Record<string, ProviderPreset> = {
     baseURL: 'https://api.openai.com/v1',
     apiKeyEnvironmentVariable: 'OPENAI_API_KEY',
     nativeDialects: ['openai-chat', 'openai-embeddings', 'openai-responses', 'openai-completions'],
+    // Every current OpenAI model takes max_completion_tokens, and its reasoning models refuse max_tokens (a request
+    // translated from Anthropic Messages or the Responses API to gpt-5 would otherwise fail).
+    options: { maxTokensField: 'max_completion_tokens' },
   },
   groq: {
     translator,

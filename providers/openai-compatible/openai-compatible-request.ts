@@ -19,7 +19,7 @@ import { openAICompatibleProviderId } from './openai-compatible-error.ts';
  * - `maxTokensField`: the wire name of the output token limit. OpenAI deprecated `max_tokens` in favour of
  *   `max_completion_tokens` and its reasoning models (o-series, gpt-5) reject `max_tokens`, but most
  *   OpenAI-compatible servers (vLLM, Ollama, Groq, DeepSeek ...) only know `max_tokens`. The default is therefore
- *   `max_tokens`; set `max_completion_tokens` for OpenAI reasoning models.
+ *   `max_tokens`, except on the `openai` preset, whose default is `max_completion_tokens`.
  * - `sendTopK`: whether `topK` is sent as `top_k`. OpenAI rejects unknown fields, so it is dropped by default;
  *   vLLM, Together, Fireworks and OpenRouter accept it.
  */

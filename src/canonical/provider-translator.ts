@@ -147,4 +147,6 @@ export interface ProviderPreset {
    * the translator's `nativeDialects`. A deployment's config `nativeDialects` overrides it.
    */
   nativeDialects?: readonly ClientDialectId[];
+  /** Provider options this preset's deployments get unless their config sets them (e.g. OpenAI's token field). */
+  options?: Readonly<Record<string, unknown>>;
 }

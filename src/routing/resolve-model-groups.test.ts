@@ -81,6 +81,18 @@ describe('resolveModelGroups', () => {
     expect(translatedOnly?.nativeDialects.size).toBe(0);
   });
 
+  it("gives a deployment its preset's default options under its own", () => {
+    const [openai, overridden, groq] =
+      resolve([
+        { provider: 'openai', model: 'gpt-5', apiKey: 'sk' },
+        { provider: 'openai', model: 'gpt-4o', apiKey: 'sk', options: { maxTokensField: 'max_tokens' } },
+        { provider: 'groq', model: 'llama', apiKey: 'gsk' },
+      ]).get('group')?.deployments ?? [];
+    expect(openai?.target.options).toEqual({ maxTokensField: 'max_completion_tokens' });
+    expect(overridden?.target.options).toEqual({ maxTokensField: 'max_tokens' });
+    expect(groq?.target.options).toEqual({});
+  });
+
   it('refuses a native dialect the translator cannot pass through', () => {
     expect(
       problems([{ provider: 'groq', model: 'llama', apiKey: 'gsk', nativeDialects: ['anthropic-messages'] }]),

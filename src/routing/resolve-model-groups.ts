@@ -72,7 +72,9 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         problems.push(`${path}.nativeDialects: ${nativeDialects}`);
         return;
       }
-      const optionProblems = translator.validateOptions?.(deployment.options ?? {}) ?? [];
+      // The preset's defaults under the deployment's own options.
+      const options = { ...preset?.options, ...deployment.options };
+      const optionProblems = translator.validateOptions?.(options) ?? [];
       if (optionProblems.length > 0) {
         for (const problem of optionProblems) problems.push(`${path}.options.${problem}`);
         return;
@@ -104,7 +106,7 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
           model: deployment.model,
           apiKey: deployment.apiKey,
           headers: deployment.headers ?? {},
-          options: deployment.options ?? {},
+          options,
         },
       });
     });
