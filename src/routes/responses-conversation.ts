@@ -5,6 +5,7 @@ import { responseOutputItems } from '../dialects/openai-responses/openai-respons
 import { responsesInputItems } from '../dialects/openai-responses/openai-responses-request-schema.ts';
 import { GatewayError, invalidRequest } from '../errors.ts';
 import type { StoredResponse } from '../responses/response-store.ts';
+import { boundedStoreCall } from '../responses/response-store-access.ts';
 import { describeErrorSafely } from '../security/safe-error-description.ts';
 import type { ModelRequestLifecycle, SettleContext } from './request-lifecycle.ts';
 
@@ -13,6 +14,9 @@ import type { ModelRequestLifecycle, SettleContext } from './request-lifecycle.t
  * translated conversation to send it again, so this bounds the memory one request can make it hold.
  */
 export const maxConversationLength = 256;
+
+/** The longest response id looked up; a longer one cannot exist (ids are `resp_` and 32 to 64 characters). */
+export const maxResponseIdLength = 256;
 
 /** The owner a stored response is recorded under: the virtual key's id, or null for the master key. */
 export function responseOwner(auth: AuthContext): string | null {
@@ -68,7 +72,8 @@ function historyOf(chain: readonly StoredResponse[]): Record<string, unknown>[] 
  *   the deployment natively speaks.
  * - The answer is stored before the client gets its end (JSON answers, and a stream's final event): translated
  *   responses with their input and output items, native ones as the deployment they live on. `store: false` stores
- *   nothing. A failed store write is logged and the answer still delivered: the client paid for it.
+ *   nothing. A failed (or, after 5 s, unanswered) store write is logged and the answer still delivered: the client
+ *   paid for it. A store that fails or hangs while a conversation is looked up is a 503 `response_store_unavailable`.
  * - Without a store (no database), nothing is kept, answers say `store: false`, and `previous_response_id` is a 400.
  *
  * @example
@@ -87,7 +92,8 @@ export const responsesLifecycle: ModelRequestLifecycle<ResponsesCall> = {
         'previous_response_id',
       );
     }
-    const chain = await store.chain(previousId, maxConversationLength);
+    if (previousId.length > maxResponseIdLength) throw responseNotFound(previousId, 'previous_response_id');
+    const chain = await boundedStoreCall(() => store.chain(previousId, maxConversationLength));
     const latest = chain[0];
     const owner = responseOwner(auth);
     if (latest === undefined || chain.some((link) => link.keyId !== owner)) {
@@ -112,7 +118,7 @@ export const responsesLifecycle: ModelRequestLifecycle<ResponsesCall> = {
     call.settled = true;
     const store = context.dependencies.responseStore;
     if (store === undefined || call.body.store === false) return undefined;
-    return store.put(record).catch((error: unknown) => {
+    return boundedStoreCall(() => store.put(record)).catch((error: unknown) => {
       context.dependencies.services.logger.warn('a response could not be stored', {
         requestId: context.record.requestId,
         responseId: record.id,

@@ -8,10 +8,8 @@ import { callDeployment, readUpstreamText } from './call-upstream.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import { invalidUpstreamAnswer, jsonResponse } from './gateway-responses.ts';
 import { checkOpenAIAnswer } from '../dialects/openai-chat/openai-answer-check.ts';
-import { responseNotFound, responseOwner } from './responses-conversation.ts';
-
-/** The longest response id the routes look up; a longer one cannot exist. */
-const maxResponseIdLength = 256;
+import { maxResponseIdLength, responseNotFound, responseOwner } from './responses-conversation.ts';
+import { boundedStoreCall } from '../responses/response-store-access.ts';
 
 /** The query parameters of `input_items` a native upstream is asked with, as the client sent them. */
 const forwardedListParameters = ['limit', 'order', 'after', 'before', 'include'];
@@ -25,7 +23,7 @@ async function ownResponse(dependencies: RouteDependencies, c: GatewayContext): 
   const id = c.req.param('id') ?? '';
   const store = dependencies.responseStore;
   if (id.length === 0 || id.length > maxResponseIdLength || store === undefined) throw responseNotFound(id);
-  const stored = await store.get(id);
+  const stored = await boundedStoreCall(() => store.get(id));
   if (stored === undefined || stored.keyId !== responseOwner(auth)) throw responseNotFound(id);
   return stored;
 }
@@ -105,7 +103,8 @@ export function createResponsesRoutes(dependencies: RouteDependencies): Hono<Gat
   app.delete('/v1/responses/:id', async (c) => {
     const stored = await ownResponse(dependencies, c);
     const answer = stored.native ? await askNativeDeployment(dependencies, c, stored, 'DELETE') : undefined;
-    await dependencies.responseStore?.delete(stored.id);
+    const store = dependencies.responseStore;
+    if (store !== undefined) await boundedStoreCall(() => store.delete(stored.id));
     return (
       answer ??
       jsonResponse(dependencies, c.var.record, JSON.stringify({ id: stored.id, object: 'response', deleted: true }))

@@ -108,4 +108,17 @@ describe('the Responses conversation kept by the gateway (in process, PGlite)', 
     const continued = await post(gateway, { model: 'compat', input: 'And?', previous_response_id: answer.body.id });
     expect(continued).toMatchObject({ status: 400, body: { error: { param: 'previous_response_id' } } });
   });
+
+  it('answers 503 when the store fails while a conversation is looked up, and still answers when a write fails', async () => {
+    const broken = await createTestPglite();
+    const brokenStore = createDrizzleResponseStore(broken.db);
+    await broken.drop();
+    const gateway = gatewayWith(brokenStore, []);
+    const continued = await post(gateway, { model: 'compat', input: 'And?', previous_response_id: 'resp_abc' });
+    expect(continued).toMatchObject({ status: 503, body: { error: { code: 'response_store_unavailable' } } });
+    const answered = await post(gateway, { model: 'compat', input: 'Hi' });
+    expect(answered.status).toBe(200);
+    const tooLong = await post(gateway, { model: 'compat', input: 'And?', previous_response_id: 'r'.repeat(10_000) });
+    expect(tooLong).toMatchObject({ status: 404, body: { error: { code: 'response_not_found' } } });
+  });
 });
