@@ -57,7 +57,7 @@ async function post(gateway: ReturnType<typeof gatewayWith>, body: Record<string
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-describe('the Responses conversation kept by the gateway (in process, PGlite)', () => {
+describe('the Responses conversation kept by the gateway (in process, PGlite)', { timeout: 60_000 }, () => {
   let database: TestDatabase;
   let store: ResponseStore;
 
