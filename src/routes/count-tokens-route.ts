@@ -15,9 +15,8 @@ import { jsonResponse } from './gateway-responses.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest } from './request-accounting.ts';
 import { resolveDeployment } from './resolve-route.ts';
-
-/** Anthropic client protocol headers forwarded to an Anthropic upstream. */
-const forwardedHeaders = ['anthropic-version', 'anthropic-beta'] as const;
+import { pickHeaders } from './forwarded-headers.ts';
+import { anthropicMessagesDialect } from '../dialects/anthropic-messages/anthropic-messages-dialect.ts';
 
 /**
  * `POST /v1/messages/count_tokens`: forwarded to deployments that count natively (Anthropic); for the others counted
@@ -52,11 +51,7 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
       return response;
     };
     if (!deployment.nativeDialects.has('anthropic-count-tokens')) return await countLocally();
-    const headers: Record<string, string> = {};
-    for (const name of forwardedHeaders) {
-      const value = raw.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
+    const headers = pickHeaders(raw.headers, anthropicMessagesDialect.forwardedHeaders);
     // resolveModelGroups admits native dialects only for translators that build native requests.
     const upstreamRequest = translator.buildNativeRequest!(
       'anthropic-count-tokens',

@@ -17,6 +17,7 @@ import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
+import { pickHeaders } from './forwarded-headers.ts';
 import { transformBody, type TransformBodyOptions } from './transform-body.ts';
 import { createTranslatedStreamTransformer } from './translated-stream.ts';
 
@@ -30,7 +31,7 @@ interface RoutedRequest<Request> {
   lifecycle: ModelRequestLifecycle<Request> | undefined;
   clientSignal: AbortSignal;
   /** The client's protocol headers the dialect forwards to a same-dialect upstream. */
-  forwardedHeaders: Record<string, string>;
+  forwardedHeaders: Readonly<Record<string, string>>;
 }
 
 /**
@@ -83,17 +84,6 @@ export function handleModelRequest<Request, Canonical, Answer>(
       return passThrough(routed, dialect, body);
     return translate(routed, dialect, operation);
   };
-}
-
-/** The named headers a request carries, by lower-case name. */
-function pickHeaders(headers: Headers, names: readonly string[] | undefined): Record<string, string> {
-  const picked: Record<string, string> = {};
-  if (names === undefined) return picked;
-  for (const name of names) {
-    const value = headers.get(name);
-    if (value !== null) picked[name] = value;
-  }
-  return picked;
 }
 
 async function passThrough<Request, Canonical, Answer>(

@@ -316,6 +316,26 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
 }
 
 /**
+ * The behaviours the client-API suites (Anthropic Messages, OpenAI Responses) drive through pass-through and
+ * translation: every way an upstream stalls, breaks its answer, cuts its stream or echoes the gateway's key.
+ */
+export const clientApiHostileBehaviours = [
+  'text',
+  'hang',
+  'stall-body',
+  'html',
+  'error-in-200',
+  'truncated',
+  'gzip',
+  'json-for-stream',
+  'no-end',
+  'disconnect:5',
+  'deep-json:100000',
+  'echo-key:401',
+  'echo-key:500',
+];
+
+/**
  * The `server` limits of the hostile-upstream suites: small, so a stalled upstream is noticed within the tests'
  * patience (the defaults are minutes), with the size caps the behaviours are measured against.
  */

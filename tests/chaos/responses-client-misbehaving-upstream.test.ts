@@ -4,6 +4,7 @@ import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
 import { chaosMasterKey, isLive } from './chaos-client.ts';
 import {
+  clientApiHostileBehaviours,
   hostileEnvironment,
   hostileGatewayConfig,
   hostileServerLimits,
@@ -12,21 +13,7 @@ import {
   type HostileUpstream,
 } from './hostile-upstream.ts';
 
-const behaviours = [
-  'text',
-  'hang',
-  'stall-body',
-  'html',
-  'error-in-200',
-  'truncated',
-  'gzip',
-  'json-for-stream',
-  'no-end',
-  'disconnect:5',
-  'deep-json:100000',
-  'echo-key:401',
-  'echo-key:500',
-];
+const behaviours = clientApiHostileBehaviours;
 /**
  * `openai/...` is an OpenAI deployment, to which Responses requests are passed through (the hostile upstream answers
  * them in chat shapes, so every answer is also the wrong API's); `anthropic/...` is translated.
