@@ -8,7 +8,6 @@ import {
   openaiClient,
   rawChat,
   requiredServiceUrl,
-  sleep,
   startAccountingGateway,
   waitFor,
 } from './accounting-harness.ts';
@@ -125,7 +124,11 @@ describe('the usage ledger under load (cluster of 2, Postgres + Redis)', { timeo
         concurrency: 16,
         streamEvery: 4,
       });
-      await sleep(2_000);
+      await waitFor(
+        '60 requests served before the kill',
+        async () => load.requests.filter((request) => request.succeeded).length >= 60,
+        60_000,
+      );
       const victim = workersBefore[0] as number;
       process.kill(victim, 'SIGKILL');
       const killedAt = performance.now();
@@ -138,7 +141,11 @@ describe('the usage ledger under load (cluster of 2, Postgres + Redis)', { timeo
         },
         15_000,
       );
-      await sleep(1_500);
+      await waitFor(
+        'requests sent after the kill to be served',
+        async () => load.requests.filter((request) => request.succeeded && request.sentAt > killedAt).length >= 20,
+        60_000,
+      );
       await load.stop();
       // The replacement serves: both workers answer fresh connections.
       for (let index = 0; index < 4; index++) expect((await rawChat(gateway, key)).status).toBe(200);
@@ -175,7 +182,12 @@ describe('the usage ledger under load (cluster of 2, Postgres + Redis)', { timeo
       const workers = childProcessIds(primary);
       expect(workers).toHaveLength(2);
       const load = startLoad({ client: openaiClient(gateway, key), idPrefix, concurrency: 16, streamEvery: 4 });
-      await sleep(2_500);
+      // Killed once enough has been served to judge the loss (an event, not a time: a loaded machine serves slower).
+      await waitFor(
+        '120 requests served before the kill',
+        async () => load.requests.filter((request) => request.succeeded).length >= 120,
+        60_000,
+      );
       process.kill(primary, 'SIGKILL');
       const killedAt = performance.now();
       // A worker whose primary is gone exits at once (Node cluster: the IPC channel closed), so no orphan keeps

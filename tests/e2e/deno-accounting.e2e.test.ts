@@ -291,7 +291,12 @@ describe('the usage ledger of a Deno instance under load (Postgres + Upstash)', 
       const { key } = await createVirtualKey(gateway, { name: 'deno-kill' });
       const idPrefix = `deno-kill-${randomUUID()}`;
       const load = startLoad({ client: openaiClient(gateway, key), idPrefix, concurrency: 16, streamEvery: 4 });
-      await sleep(2_500);
+      // Killed once enough has been served to judge the loss (an event, not a time: a loaded machine serves slower).
+      await waitFor(
+        '120 requests served before the kill',
+        async () => load.requests.filter((request) => request.succeeded).length >= 120,
+        60_000,
+      );
       process.kill(gateway.pid as number, 'SIGKILL');
       const killedAt = performance.now();
       await load.stop();
