@@ -77,7 +77,7 @@ export async function createNodeGateway(
   const app = createGateway({
     config,
     providers: builtinProviders,
-    authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey, { sha256 }),
+    authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey),
     secrets: runtimeSecrets(environment, options.masterKey),
     ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
     ...(plane === undefined ? {} : { responses: { store: plane.responseStore } }),

@@ -1,7 +1,6 @@
 import { GatewayError } from '../errors.ts';
 import type { AuthContext, Authenticator } from './authenticator.ts';
 import { maxPresentedSecretLength } from './presented-secret.ts';
-import { sha256 } from './sha256.ts';
 
 const masterContext: AuthContext = { subject: 'master', kind: 'master', allowedModelGroups: 'all' };
 
@@ -19,34 +18,43 @@ export function invalidKeyError(secret: string | undefined): GatewayError {
 }
 
 /**
- * Authenticates the master key only. The presented secret and the master key are both hashed with SHA-256 and the
- * digests compared in constant time, so neither the key's content nor its length leaks through timing. A secret
- * longer than `maxSecretLength` is refused without hashing (that length is public, so its timing tells nothing).
+ * Authenticates the master key only. The presented secret is compared with the master key in constant time
+ * ({@link isMasterKey}: the time depends on the master key's length only, never on where they differ nor on the
+ * presented length), with no hash on the way: a request with the master key costs one loop over ~50 characters. A
+ * secret longer than `maxSecretLength` is refused first (that length is public, so its timing tells nothing).
  *
  * @example
  * const authenticator = createMasterKeyAuthenticator(environment.TORII_MASTER_KEY);
- * const caller = await authenticator.authenticate('sk-my-master-key');
+ * const caller = authenticator.authenticate('sk-my-master-key');
  */
 export function createMasterKeyAuthenticator(
   masterKey: string,
   options: MasterKeyAuthenticatorOptions = {},
 ): Authenticator {
   const maxSecretLength = checkMasterKey(masterKey, options.maxSecretLength);
-  const digest = options.sha256 ?? sha256;
-  const expectedDigest = digest(masterKey);
   return {
     authenticate(secret) {
       if (secret === undefined || secret.length === 0) throw invalidKeyError(undefined);
-      if (secret.length > maxSecretLength) throw invalidKeyError(secret);
-      const presented = digest(secret);
-      // A runtime with a synchronous hash (Node) answers without a single await.
-      if (!(presented instanceof Promise) && !(expectedDigest instanceof Promise))
-        return verify(presented, expectedDigest, secret);
-      return Promise.all([presented, expectedDigest]).then(([presentedBytes, expectedBytes]) =>
-        verify(presentedBytes, expectedBytes, secret),
-      );
+      if (secret.length > maxSecretLength || !isMasterKey(secret, masterKey)) throw invalidKeyError(secret);
+      return masterContext;
     },
   };
+}
+
+/**
+ * Whether `secret` is the master key, compared in constant time: every code unit of the master key is visited once,
+ * whatever the secret, and differences (the length's included) are folded into one value with no early exit, so the
+ * time tells nothing about how much of a guess was right. The presented secret's own length is the caller's to know.
+ */
+export function isMasterKey(secret: string, masterKey: string): boolean {
+  const presentedLength = secret.length;
+  let difference = presentedLength ^ masterKey.length;
+  for (let index = 0; index < masterKey.length; index++) {
+    // Past the secret's end, compare with a code unit no string position can hold here (the lengths already differ).
+    const presented = index < presentedLength ? secret.charCodeAt(index) : 0x1_0000;
+    difference |= presented ^ masterKey.charCodeAt(index);
+  }
+  return difference === 0;
 }
 
 /**
@@ -61,15 +69,8 @@ export function checkMasterKey(masterKey: string, maxSecretLength = maxPresented
   return maxSecretLength;
 }
 
-function verify(presented: Uint8Array, expected: Uint8Array, secret: string): AuthContext {
-  if (!constantTimeEqual(presented, expected)) throw invalidKeyError(secret);
-  return masterContext;
-}
-
 /** Options of {@link createMasterKeyAuthenticator}. */
 export interface MasterKeyAuthenticatorOptions {
-  /** SHA-256 of a string's UTF-8 bytes; defaults to Web Crypto. Node passes its synchronous `node:crypto` hash. */
-  sha256?: (text: string) => Uint8Array | Promise<Uint8Array>;
   /**
    * Longer secrets are refused with the usual 401 before they are hashed. Default {@link maxPresentedSecretLength}
    * (1024 characters).

@@ -9,7 +9,7 @@ import {
   type KeyStoreLookupLimits,
   type KeyStoreLookupStats,
 } from './key-store-lookup-batcher.ts';
-import { checkMasterKey, constantTimeEqual, invalidKeyError } from './master-key-authenticator.ts';
+import { checkMasterKey, invalidKeyError, isMasterKey } from './master-key-authenticator.ts';
 import { sha256 as webCryptoSha256 } from './sha256.ts';
 import { sharedKeyCacheEntry, parseSharedKeyCacheEntry, sharedKeyCacheKey } from './virtual-key-cache-entry.ts';
 import type { VirtualKeyRecord } from './virtual-key-record.ts';
@@ -157,7 +157,7 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
         `${refused} refused with 503 key_lookup_busy since the last report`,
       ),
   });
-  const expectedDigest = digest(options.masterKey);
+  const { masterKey } = options;
 
   const remember = (hash: string, entry: LocalEntry): void => {
     const floor = invalidatedVersions.get(hash);
@@ -221,8 +221,7 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
     return lookup.then((entry) => contextFor(entry, secret, wallClock()));
   };
 
-  const authenticateDigest = (presented: Uint8Array, expected: Uint8Array, secret: string) => {
-    if (constantTimeEqual(presented, expected)) return masterContext;
+  const authenticateDigest = (presented: Uint8Array, secret: string) => {
     const hash = toHex(presented);
     // Only known keys are in the local tier, so a hit needs no shape check; a miss does before any lookup.
     const entry = local.get(hash) ?? unknown.get(hash);
@@ -240,12 +239,11 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
     authenticate(secret) {
       if (secret === undefined || secret.length === 0) throw invalidKeyError(undefined);
       if (secret.length > maxSecretLength) throw invalidKeyError(secret);
+      // The master key is compared as it is (constant time, no hash); only other secrets are hashed for the lookup.
+      if (isMasterKey(secret, masterKey)) return masterContext;
       const presented = digest(secret);
-      if (!(presented instanceof Promise) && !(expectedDigest instanceof Promise))
-        return authenticateDigest(presented, expectedDigest, secret);
-      return Promise.all([presented, expectedDigest]).then(([presentedBytes, expectedBytes]) =>
-        authenticateDigest(presentedBytes, expectedBytes, secret),
-      );
+      if (!(presented instanceof Promise)) return authenticateDigest(presented, secret);
+      return presented.then((presentedBytes) => authenticateDigest(presentedBytes, secret));
     },
     invalidate(invalidation) {
       for (const hash of invalidation.hashes) {

@@ -87,6 +87,24 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     expect(store.findByHashCalls()).toBe(before);
   });
 
+  it('answers the master key without hashing it, and hashes every other secret once', async () => {
+    const hashed: string[] = [];
+    const counting = makeAuthenticator({
+      sha256: (text) => {
+        hashed.push(text);
+        return nodeSha256(text);
+      },
+    });
+    hashed.length = 0;
+    for (let attempt = 0; attempt < 3; attempt++)
+      expect(counting.authenticate(masterKey)).toMatchObject({ kind: 'master' });
+    expect(hashed).toEqual([]);
+    // A near miss of the master key is a secret like any other: hashed, refused.
+    expect(await statusOf(() => counting.authenticate(`${masterKey}x`))).toBe(401);
+    expect(hashed).toEqual([`${masterKey}x`]);
+    counting.close();
+  });
+
   it('refuses a secret longer than the limit with the usual 401, without hashing or looking it up', async () => {
     const hashed: string[] = [];
     const counting = makeAuthenticator({
