@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
 import { consoleLogger } from '../../src/services.ts';
+import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-setting.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { formatStartupFailure } from '../shared/startup-error.ts';
 import { runClusterPrimary, type WorkerStartupFailedMessage } from './cluster-primary.ts';
@@ -37,12 +38,31 @@ async function main(): Promise<void> {
     startProcessWatchdog({ parentPid: process.ppid, role: 'worker' });
   }
   const settings = readNodeServerSettings(process.env, availableParallelism());
+  // TORII_DATABASE=off: a pure proxy with the master key only; no database, ledger, virtual keys or stored responses.
+  const withDatabase = readDatabaseSetting(process.env) !== 'off';
   const clustered = settings.workers > 1;
   if (clustered && cluster.isPrimary) {
-    await runPrimary(settings);
+    await (withDatabase ? runPrimary(settings) : runPrimaryWithoutDatabase(settings));
     return;
   }
-  await runServer(settings, cluster.isWorker);
+  await runServer(settings, cluster.isWorker, withDatabase);
+}
+
+/** The cluster primary of `TORII_DATABASE=off`: forks and watches the workers, and owns nothing else. */
+async function runPrimaryWithoutDatabase(settings: NodeServerSettings): Promise<void> {
+  const masterKey = resolveMasterKey(process.env);
+  const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
+  if (settings.eventLoopStallTimeoutMs > 0)
+    startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
+  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, () =>
+    announce(
+      settings,
+      probe.configSource,
+      probe.modelGroups,
+      masterKey.generated ? masterKey.key : undefined,
+      readDatabaseSetting(process.env),
+    ),
+  );
 }
 
 async function runPrimary(settings: NodeServerSettings): Promise<void> {
@@ -64,7 +84,14 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
   runClusterPrimary(
     settings,
     { TORII_MASTER_KEY: masterKey.key },
-    () => announce(settings, probe.configSource, probe.modelGroups, masterKey.generated ? masterKey.key : undefined),
+    () =>
+      announce(
+        settings,
+        probe.configSource,
+        probe.modelGroups,
+        masterKey.generated ? masterKey.key : undefined,
+        readDatabaseSetting(process.env),
+      ),
     {
       registry,
       onFork: (worker) => {
@@ -79,25 +106,28 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
   );
 }
 
-async function runServer(settings: NodeServerSettings, isClusterWorker: boolean): Promise<void> {
+async function runServer(settings: NodeServerSettings, isClusterWorker: boolean, withDatabase: boolean): Promise<void> {
   if (isClusterWorker) startWorkerHeartbeat(heartbeatIntervalMs(settings.workerHeartbeatTimeoutMs));
   const masterKey = resolveMasterKey(process.env);
   const running: { server?: NodeHttpServer } = {};
   const metrics = createPrometheusMetrics();
-  const dataPlane: NodeDataPlane = isClusterWorker
-    ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), consoleLogger)
-    : await openSingleProcessDataPlane(process.env, consoleLogger);
-  registerUsageQueueMetrics(
-    metrics.registry,
-    dataPlane.usageQueue,
-    isClusterWorker ? { role: 'forwarder' } : { role: 'ledger', canPersist: dataPlane.canPersistUsage },
-  );
+  const dataPlane: NodeDataPlane | undefined = !withDatabase
+    ? undefined
+    : isClusterWorker
+      ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), consoleLogger)
+      : await openSingleProcessDataPlane(process.env, consoleLogger);
+  if (dataPlane !== undefined)
+    registerUsageQueueMetrics(
+      metrics.registry,
+      dataPlane.usageQueue,
+      isClusterWorker ? { role: 'forwarder' } : { role: 'ledger', canPersist: dataPlane.canPersistUsage },
+    );
   const gateway = await createNodeGateway(process.env, {
-    dataPlane,
+    ...(dataPlane === undefined ? {} : { dataPlane }),
     masterKey: masterKey.key,
     metrics,
     // Not ready while draining, or while usage can be persisted nowhere (database and spill both failing).
-    isReady: () => (running.server?.isAccepting() ?? false) && dataPlane.canPersistUsage(),
+    isReady: () => (running.server?.isAccepting() ?? false) && (dataPlane?.canPersistUsage() ?? true),
     ...(isClusterWorker ? { metricsExposition: createWorkerMetricsExposition(metrics.registry) } : {}),
   });
   const server = await startNodeHttpServer({
@@ -114,7 +144,13 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean)
   });
   running.server = server;
   if (!isClusterWorker) {
-    announce(settings, gateway.configSource, gateway.modelGroups, masterKey.generated ? masterKey.key : undefined);
+    announce(
+      settings,
+      gateway.configSource,
+      gateway.modelGroups,
+      masterKey.generated ? masterKey.key : undefined,
+      readDatabaseSetting(process.env),
+    );
     if (settings.eventLoopStallTimeoutMs > 0)
       startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'single' });
   }
@@ -129,7 +165,7 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean)
       );
     // Usage of every finished request goes to the database (or the primary, or the disk spill) before exit.
     await dataPlane
-      .close({ timeoutMs: usageFlushTimeoutMs })
+      ?.close({ timeoutMs: usageFlushTimeoutMs })
       .catch((error: unknown) =>
         console.error(JSON.stringify({ level: 'error', message: 'usage flush failed', error: String(error) })),
       );
@@ -144,6 +180,7 @@ function announce(
   configSource: string,
   modelGroups: string[],
   generatedKey: string | undefined,
+  database: DatabaseSetting,
 ): void {
   const url = `http://${settings.hostname ?? 'localhost'}:${settings.port}`;
   console.log(
@@ -151,6 +188,7 @@ function announce(
       level: 'info',
       message: `torii listening on ${url}`,
       workers: settings.workers,
+      database,
       config: configSource,
       modelGroups,
       ...(generatedKey
