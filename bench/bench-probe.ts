@@ -8,7 +8,9 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+type IntervalHistogram = ReturnType<typeof monitorEventLoopDelay>;
 import { isMainThread } from 'node:worker_threads';
 
 /** What `<pid>.eventloop.json` holds (milliseconds). */
