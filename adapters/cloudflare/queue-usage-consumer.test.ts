@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
 import type { GatewayLogger } from '../../src/services.ts';
 import { testUsageEvent } from '../../src/usage/usage-queue-test-events.ts';
-import { openDatabase, type OpenDatabase } from '../shared/database-open.ts';
+import { openPostgresDatabase, type OpenPostgresDatabase } from '../shared/database-open.ts';
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from '../../tests/services/test-database.ts';
 import { consumeUsageBatch, usageRetryDelaySeconds, type WorkersQueueMessage } from './queue-usage-consumer.ts';
 import { packUsageMessages } from './queue-usage-sink.ts';
@@ -26,7 +26,7 @@ function deliveredMessage(body: unknown, attempts = 1) {
 
 const quietLogger: GatewayLogger = { info() {}, warn() {}, error() {} };
 
-async function ledgerCount(database: OpenDatabase, prefix: string): Promise<Map<string, number>> {
+async function ledgerCount(database: OpenPostgresDatabase, prefix: string): Promise<Map<string, number>> {
   const rows = (await database.db.execute(
     sql`select request_id, count(*)::int as rows from usage_events where starts_with(request_id, ${prefix}) group by request_id`,
   )) as unknown as { request_id: string; rows: number }[];
@@ -83,7 +83,7 @@ describe('consumeUsageBatch (the ledger’s Queue consumer) on PostgreSQL', () =
   it('retries every message with a growing delay when the database refuses the batch', async () => {
     // A database without the ledger's table: the insert fails as it would with Postgres down.
     const empty = await createEmptyTestDatabase();
-    const unmigrated = await openDatabase({ DATABASE_URL: empty.url }, { migrate: false });
+    const unmigrated = await openPostgresDatabase({ DATABASE_URL: empty.url }, { migrate: false });
     try {
       const events = [1, 2].map((index) => ({ ...testUsageEvent(index), requestId: `consumer-retry-${index}` }));
       const [body] = packUsageMessages(events).map((message) => message.body);

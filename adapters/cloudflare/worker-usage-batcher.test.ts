@@ -7,7 +7,7 @@ import type { UsageEvent } from '../../src/usage/usage-event.ts';
 import { testUsageEvent } from '../../src/usage/usage-queue-test-events.ts';
 import { migratePostgres } from '../shared/database-migrate.ts';
 import { findMigrationsFolder } from '../shared/database-migrations-folder.ts';
-import { openDatabase, type OpenDatabase } from '../shared/database-open.ts';
+import { openPostgresDatabase, type OpenPostgresDatabase } from '../shared/database-open.ts';
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from '../../tests/services/test-database.ts';
 import { createWorkerUsageBatcher, type WorkerUsageBatcherOptions } from './worker-usage-batcher.ts';
 
@@ -80,7 +80,10 @@ describe('createWorkerUsageBatcher on PostgreSQL', () => {
   it('retries a failed write until the database takes it', async () => {
     const empty = await createEmptyTestDatabase();
     // The ledger's table does not exist yet: every insert fails until the migrations run.
-    const unmigrated: OpenDatabase = await openDatabase({ DATABASE_URL: empty.url }, { migrate: false });
+    const unmigrated: OpenPostgresDatabase = await openPostgresDatabase(
+      { DATABASE_URL: empty.url },
+      { migrate: false },
+    );
     try {
       const { batcher, keptAlive, lines } = batcherOn(unmigrated.db, { batchDelayMs: 0 });
       batcher.record(eventsWithPrefix('retried', 1)[0] as UsageEvent);
@@ -100,7 +103,7 @@ describe('createWorkerUsageBatcher on PostgreSQL', () => {
 
   it('gives a batch up after giveUpAfterMs and logs every event of it at error level', async () => {
     const empty = await createEmptyTestDatabase();
-    const unmigrated = await openDatabase({ DATABASE_URL: empty.url }, { migrate: false });
+    const unmigrated = await openPostgresDatabase({ DATABASE_URL: empty.url }, { migrate: false });
     try {
       const { batcher, keptAlive, lines } = batcherOn(unmigrated.db, { batchDelayMs: 0, giveUpAfterMs: 400 });
       const events = eventsWithPrefix('lost', 120);

@@ -4,6 +4,10 @@ import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createDrizzleResponseStore } from '../../src/db/drizzle-response-store.ts';
 import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
 import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
+import { createSqliteKeyStore } from '../../src/db/sqlite-key-store.ts';
+import { createSqliteResponseStore } from '../../src/db/sqlite-response-store.ts';
+import { createSqliteUsageQuery } from '../../src/db/sqlite-usage-query.ts';
+import { createSqliteUsageSink } from '../../src/db/sqlite-usage-sink.ts';
 import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 import {
@@ -15,6 +19,7 @@ import {
 import { createFreeSpaceCheck, readMinFreeBytes } from './data-directory-space.ts';
 import { guardDatabaseMethods } from './database-errors.ts';
 import { openDatabase, type OpenDatabase } from './database-open.ts';
+import type { SqliteExecutorFactory } from './sqlite-executor.ts';
 import { fileSystemReason, StartupError } from './startup-error.ts';
 import { openFileUsageSpill, type FileUsageSpill } from './usage-spill-files.ts';
 
@@ -42,12 +47,21 @@ export interface DatabaseAccountingStores {
 /** Where {@link openDatabaseAccountingStores} opens its parts. */
 export interface DatabaseAccountingStoresOptions {
   /**
-   * The environment `openDatabase` reads: `DATABASE_URL` (else PGlite in `TORII_DATA_DIR`), `TORII_DATABASE_POOL_MAX`,
-   * `TORII_MIGRATIONS_DIR`.
+   * The environment `openDatabase` reads: `DATABASE_URL` (else the embedded database `TORII_DATABASE`
+   * chooses, `sqlite` by default or `pglite`, in `TORII_DATA_DIR`), `TORII_DATABASE_POOL_MAX`, `TORII_MIGRATIONS_DIR`,
+   * `TORII_SQLITE_MIGRATIONS_DIR`.
    */
   environment: Record<string, string | undefined>;
-  /** Local state (`usage-spill/`, and `pglite/` without DATABASE_URL); default `TORII_DATA_DIR` or `.torii`. */
+  /**
+   * Local state (`usage-spill/`, and `pglite/` or `torii.sqlite` without DATABASE_URL); default `TORII_DATA_DIR` or
+   * `.torii`.
+   */
   dataDirectory?: string;
+  /**
+   * Where the embedded SQLite database runs its statements (see `OpenDatabaseOptions.sqliteExecutor`); default a
+   * worker thread of its own (`openSqliteWorkerThreadExecutor()`).
+   */
+  sqliteExecutor?: SqliteExecutorFactory;
   /** Keep a disk spill for usage the database cannot take (default true). */
   spill?: boolean;
   /** Apply pending migrations under the advisory lock first (default true). */
@@ -62,8 +76,8 @@ export interface DatabaseAccountingStoresOptions {
 }
 
 /**
- * Opens the database (postgres-js with `DATABASE_URL`, PGlite on local disk otherwise, migrated), the Drizzle key
- * store, usage reader and response store, and the usage queue writing through the Drizzle sink with a file spill. A
+ * Opens the database (postgres-js with `DATABASE_URL`, else PGlite or SQLite on local disk, migrated), the Drizzle
+ * key store, usage reader and response store of its kind, and the usage queue writing through the Drizzle sink with a file spill. A
  * Node single process, the Node cluster primary, Deno and the library's `openDatabaseAccounting` all open theirs here.
  *
  * @example
@@ -80,7 +94,10 @@ export async function openDatabaseAccountingStores(
   const minFreeBytes = options.minFreeBytes ?? readMinFreeBytes(options.environment);
   const database = await openDatabase(
     { ...options.environment, TORII_DATA_DIR: dataDirectory },
-    { migrate: options.migrate !== false },
+    {
+      migrate: options.migrate !== false,
+      ...(options.sqliteExecutor === undefined ? {} : { sqliteExecutor: options.sqliteExecutor }),
+    },
   );
   let spill: FileUsageSpill | undefined;
   const spillDirectory = join(dataDirectory, 'usage-spill');
@@ -96,25 +113,43 @@ export async function openDatabaseAccountingStores(
       },
     );
   }
-  // PGlite writes into this disk: stop writing before it is full (see data-directory-space.ts). Postgres keeps its
-  // own disk. Every error leaves the database layer redacted (no parameters in logs, see database-errors.ts).
+  // PGlite and SQLite write into this disk: stop writing before it is full (see data-directory-space.ts). Postgres
+  // keeps its own disk. Every error leaves the database layer redacted (no parameters in logs, see database-errors.ts).
   const beforeWrite =
-    database.kind === 'pglite' ? createFreeSpaceCheck(join(dataDirectory, 'pglite'), minFreeBytes).ensure : undefined;
+    database.kind === 'pglite'
+      ? createFreeSpaceCheck(join(dataDirectory, 'pglite'), minFreeBytes).ensure
+      : database.kind === 'sqlite'
+        ? createFreeSpaceCheck(dataDirectory, minFreeBytes).ensure
+        : undefined;
   const guard = { ...(beforeWrite === undefined ? {} : { beforeWrite }) };
+  const stores =
+    database.kind === 'sqlite'
+      ? {
+          keyStore: createSqliteKeyStore(database.db),
+          usageSink: createSqliteUsageSink(database.executor),
+          usageQuery: createSqliteUsageQuery(database.db),
+          responseStore: createSqliteResponseStore(database.db),
+        }
+      : {
+          keyStore: createDrizzleKeyStore(database.db),
+          usageSink: createDrizzleUsageSink(database.db),
+          usageQuery: createDrizzleUsageQuery(database.db),
+          responseStore: createDrizzleResponseStore(database.db),
+        };
   const usageQueue = createUsageQueue({
     ...options.queue,
-    sink: guardDatabaseMethods(createDrizzleUsageSink(database.db), { ...guard, writes: ['write'] }),
+    sink: guardDatabaseMethods(stores.usageSink, { ...guard, writes: ['write'] }),
     ...(spill === undefined ? {} : { spill }),
   });
   return {
     database,
-    keyStore: guardDatabaseMethods(createDrizzleKeyStore(database.db), {
+    keyStore: guardDatabaseMethods(stores.keyStore, {
       ...guard,
       writes: ['create', 'update', 'revoke', 'rotate'],
     }),
-    usageQuery: guardDatabaseMethods(createDrizzleUsageQuery(database.db)),
+    usageQuery: guardDatabaseMethods(stores.usageQuery),
     // Its statements carry conversations: redacted like the others, never logged with their parameters.
-    responseStore: guardDatabaseMethods(createDrizzleResponseStore(database.db), { ...guard, writes: ['put'] }),
+    responseStore: guardDatabaseMethods(stores.responseStore, { ...guard, writes: ['put'] }),
     usageQueue,
     spill,
     async close(timeoutMs) {

@@ -54,8 +54,8 @@ function safeServerMessage(code: string, message: string): string {
 }
 
 /**
- * Turns anything a database call threw into a {@link DatabaseOperationError} that keeps the SQLSTATE (or system
- * error code) and the server's reason, and drops the statement's parameters, the statement and the original error
+ * Turns anything a database call threw into a {@link DatabaseOperationError} that keeps the SQLSTATE (or SQLite's
+ * `SQLITE_*` code, or the system error code) and the server's reason, and drops the statement's parameters, the statement and the original error
  * object (whose properties would be serialised by a logger).
  *
  * @example
@@ -69,6 +69,10 @@ export function redactDatabaseError(error: unknown): DatabaseOperationError {
   const rawMessage = typeof root?.message === 'string' ? root.message : '';
   if (code !== undefined && sqlState.test(code)) {
     return new DatabaseOperationError(`database error ${code}: ${safeServerMessage(code, rawMessage)}`, code);
+  }
+  if (code !== undefined && code.startsWith('SQLITE_')) {
+    // SQLite's messages name tables, columns and constraints, never a bound value (sqlite-executor.ts).
+    return new DatabaseOperationError(`database error ${code}: ${rawMessage}`, code);
   }
   if (code !== undefined) {
     // A system error (ECONNREFUSED, ENOSPC ...): its message names an address or a path, never a parameter.

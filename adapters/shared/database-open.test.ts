@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createEmptyTestDatabase } from '../../tests/services/test-database.ts';
-import { openDatabase } from './database-open.ts';
+import { openPostgresDatabase } from './database-open.ts';
 
 /** How many migrations src/db/migrations holds (its drizzle journal). */
 const migrationCount = (
@@ -33,11 +33,11 @@ async function connectionsOf(url: string, applicationName: string): Promise<numb
   }
 }
 
-describe('openDatabase with DATABASE_URL', () => {
+describe('openPostgresDatabase with DATABASE_URL', () => {
   it('opens postgres-js, migrated and usable', async () => {
     const empty = await createEmptyTestDatabase();
     cleanups.push(empty.drop);
-    const database = await openDatabase({ DATABASE_URL: empty.url });
+    const database = await openPostgresDatabase({ DATABASE_URL: empty.url });
     cleanups.push(database.close);
     expect(database.kind).toBe('postgres');
     const store = createDrizzleKeyStore(database.db);
@@ -52,12 +52,12 @@ describe('openDatabase with DATABASE_URL', () => {
       [undefined, 4],
       ['2', 2],
     ] as const) {
-      const database = await openDatabase({ DATABASE_URL: empty.url, TORII_DATABASE_POOL_MAX: setting });
+      const database = await openPostgresDatabase({ DATABASE_URL: empty.url, TORII_DATABASE_POOL_MAX: setting });
       await Promise.all(Array.from({ length: 12 }, () => database.db.execute(sql`select pg_sleep(0.05)`)));
       expect(await connectionsOf(empty.url, 'torii')).toBe(expected);
       await database.close();
     }
-    await expect(openDatabase({ DATABASE_URL: empty.url, TORII_DATABASE_POOL_MAX: '0' })).rejects.toThrow(
+    await expect(openPostgresDatabase({ DATABASE_URL: empty.url, TORII_DATABASE_POOL_MAX: '0' })).rejects.toThrow(
       /TORII_DATABASE_POOL_MAX/,
     );
   });
@@ -65,7 +65,7 @@ describe('openDatabase with DATABASE_URL', () => {
   it('leaves the schema alone with migrate: false', async () => {
     const empty = await createEmptyTestDatabase();
     cleanups.push(empty.drop);
-    const database = await openDatabase({ DATABASE_URL: empty.url }, { migrate: false });
+    const database = await openPostgresDatabase({ DATABASE_URL: empty.url }, { migrate: false });
     cleanups.push(database.close);
     const client = postgres(empty.url, { max: 1 });
     const tables = await client`select tablename from pg_tables where schemaname = 'public'`;
@@ -74,12 +74,12 @@ describe('openDatabase with DATABASE_URL', () => {
   });
 });
 
-describe('openDatabase without DATABASE_URL', () => {
+describe('openPostgresDatabase without DATABASE_URL (TORII_DATABASE=pglite)', () => {
   it('opens PGlite in <TORII_DATA_DIR>/pglite, migrated, and keeps data across restarts', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'torii-open-pglite-'));
     cleanups.push(() => rm(directory, { recursive: true, force: true }));
 
-    const first = await openDatabase({ TORII_DATA_DIR: directory });
+    const first = await openPostgresDatabase({ TORII_DATA_DIR: directory });
     expect(first.kind).toBe('pglite');
     expect(existsSync(join(directory, 'pglite', 'PG_VERSION'))).toBe(true);
     const created = await createDrizzleKeyStore(first.db).create({
@@ -90,7 +90,7 @@ describe('openDatabase without DATABASE_URL', () => {
     });
     await first.close();
 
-    const second = await openDatabase({ TORII_DATA_DIR: directory });
+    const second = await openPostgresDatabase({ TORII_DATA_DIR: directory });
     try {
       expect(await createDrizzleKeyStore(second.db).findById('key_disk')).toEqual(created);
       const applied = await second.db.execute(sql`select count(*)::int as count from drizzle.__drizzle_migrations`);

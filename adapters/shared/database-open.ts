@@ -7,11 +7,15 @@ import postgres from 'postgres';
 import type { ToriiDatabase } from '../../src/db/database.ts';
 import { migratePglite, migratePostgres } from './database-migrate.ts';
 import { redactDatabaseError } from './database-errors.ts';
-import { findMigrationsFolder } from './database-migrations-folder.ts';
+import { findMigrationsFolder, findSqliteMigrationsFolder } from './database-migrations-folder.ts';
+import { openSqliteDatabase, type OpenSqliteDatabase } from './sqlite-database-open.ts';
+import type { SqliteExecutorFactory } from './sqlite-executor.ts';
+import { openSqliteWorkerThreadExecutor } from './sqlite-worker-thread.ts';
+import { readDatabaseSetting } from './database-setting.ts';
 import { fileSystemReason, StartupError, systemErrorCode } from './startup-error.ts';
 
-/** An open database and how to close it. */
-export interface OpenDatabase {
+/** An open Postgres database (postgres-js or PGlite) and how to close it. */
+export interface OpenPostgresDatabase {
   db: ToriiDatabase;
   /** `postgres` (DATABASE_URL, postgres-js) or `pglite` (embedded, on local disk). */
   kind: 'postgres' | 'pglite';
@@ -19,10 +23,22 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/**
+ * An open database and how to close it: Postgres (`postgres`, `pglite`, a {@link ToriiDatabase}) or the embedded
+ * SQLite (`sqlite`, a `ToriiSqliteDatabase`); `kind` tells which stores fit its `db`.
+ */
+export type OpenDatabase = OpenPostgresDatabase | OpenSqliteDatabase;
+
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /**
+   * Where the embedded SQLite database runs its statements. Default: a worker thread of its own
+   * (`openSqliteWorkerThreadExecutor()`, Node and Deno), so the synchronous `node:sqlite` never runs on the thread
+   * that serves requests; tests may pass `openInlineSqliteExecutor`.
+   */
+  sqliteExecutor?: SqliteExecutorFactory;
 }
 
 /** The default size of the postgres-js pool of one process. */
@@ -90,14 +106,19 @@ function pgliteFailure(directory: string, what: string, error: unknown): Startup
  *   time per process), and every cluster worker and replica opens its own pool, so 4 per process keeps 8 cores x
  *   several replicas well under Postgres's default `max_connections` of 100 (LiteLLM's "too many clients" failure
  *   came from large per-process pools). Migrations are serialised across processes by an advisory lock.
- * - Otherwise: PGlite, Postgres compiled to WebAssembly running in this process, stored in `TORII_DATA_DIR`
+ * - Otherwise (`TORII_DATABASE` unset or `sqlite`): SQLite through the runtime's `node:sqlite` in
+ *   `<TORII_DATA_DIR>/torii.sqlite` (WAL mode), its statements run by `options.sqliteExecutor` (a worker thread by
+ *   default), migrated from src/db/sqlite-migrations. Opens in milliseconds and costs tens of MB, where PGlite took
+ *   seconds and hundreds of MB (see bench/README.md).
+ * - `TORII_DATABASE=pglite`: PGlite, Postgres compiled to WebAssembly running in this process, stored in
  *   `<TORII_DATA_DIR>/pglite` (default `./.torii/pglite`; the data directory may hold other local state too, such
  *   as spilled usage). Only ONE process may open a PGlite directory; in a cluster, the primary owns it.
+ * - `TORII_DATABASE=off` opens nothing: callers check {@link readDatabaseSetting} first.
  *
  * @example
  * ```ts
  * const database = await openDatabase(process.env);
- * const keys = createDrizzleKeyStore(database.db);
+ * const keys = database.kind === 'sqlite' ? createSqliteKeyStore(database.db) : createDrizzleKeyStore(database.db);
  * // ... on shutdown, after the usage queue has flushed:
  * await database.close();
  * ```
@@ -106,8 +127,35 @@ export async function openDatabase(
   environment: NodeJS.ProcessEnv,
   options: OpenDatabaseOptions = {},
 ): Promise<OpenDatabase> {
-  const migrations = options.migrate === false ? undefined : findMigrationsFolder(environment);
+  const setting = readDatabaseSetting(environment);
+  if (setting === 'off') throw new StartupError('TORII_DATABASE', 'is "off": no database is opened (a bug)');
+  if (setting === 'sqlite') {
+    return openSqliteDatabase({
+      directory: resolve(environment.TORII_DATA_DIR || './.torii'),
+      executor: options.sqliteExecutor ?? openSqliteWorkerThreadExecutor(),
+      ...(options.migrate === false ? {} : { migrationsFolder: findSqliteMigrationsFolder(environment) }),
+    });
+  }
+  return openPostgresDatabase(environment, options);
+}
+
+/**
+ * Opens Postgres (`DATABASE_URL`) or else the embedded PGlite, whatever `TORII_DATABASE` says, and applies pending
+ * migrations: what {@link openDatabase} does for `postgres` and `pglite`, for callers that need the Postgres
+ * dialect (the Workers queue consumer's tests, the Postgres and PGlite test drivers).
+ *
+ * @example
+ * ```ts
+ * const database = await openPostgresDatabase({ DATABASE_URL: 'postgres://localhost/torii' });
+ * const keys = createDrizzleKeyStore(database.db);
+ * ```
+ */
+export async function openPostgresDatabase(
+  environment: NodeJS.ProcessEnv,
+  options: Pick<OpenDatabaseOptions, 'migrate'> = {},
+): Promise<OpenPostgresDatabase> {
   const url = environment.DATABASE_URL;
+  const migrations = options.migrate === false ? undefined : findMigrationsFolder(environment);
   if (url) {
     const where = checkDatabaseUrl(url);
     const max = poolMax(environment);

@@ -4,19 +4,21 @@ import { StartupError } from './startup-error.ts';
  * Which database a server process opens, from `DATABASE_URL` and `TORII_DATABASE`:
  *
  * - `postgres`: `DATABASE_URL` is set (Postgres through postgres-js).
- * - `embedded`: no `DATABASE_URL` and `TORII_DATABASE` unset or naming an embedded engine: the database on local disk
- *   in `TORII_DATA_DIR`.
- * - `off`: `TORII_DATABASE=off`: no database and no ledger at all. The gateway is a pure proxy that accepts the
- *   master key only: no virtual keys, no admin key or usage API, no usage rows, no stored Responses (requests with
- *   `store: true` are served without keeping the response). Nothing is written to disk.
+ * - `sqlite` (the default without `DATABASE_URL`): the embedded SQLite database `TORII_DATA_DIR/torii.sqlite`,
+ *   through the runtime's built-in `node:sqlite`, its statements run on a thread of their own.
+ * - `pglite` (`TORII_DATABASE=pglite`): the embedded PGlite (Postgres compiled to WebAssembly) in
+ *   `TORII_DATA_DIR/pglite`, in the process itself; the choice before SQLite, kept for existing data directories.
+ * - `off` (`TORII_DATABASE=off`): no database and no ledger at all. The gateway is a pure proxy that accepts the
+ *   master key only: no virtual keys, no admin key or usage API, no usage rows, no stored Responses. Nothing is
+ *   written to disk.
  */
-export type DatabaseSetting = 'postgres' | 'embedded' | 'off';
+export type DatabaseSetting = 'postgres' | 'sqlite' | 'pglite' | 'off';
 
 /** The values `TORII_DATABASE` takes. */
-const databaseValues = ['off', 'embedded'] as const;
+const databaseValues = ['sqlite', 'pglite', 'off'] as const;
 
 /**
- * Reads {@link DatabaseSetting} from the environment; a value it does not know, or `off` next to a `DATABASE_URL`
+ * Reads {@link DatabaseSetting} from the environment; a value it does not know, or any value next to a `DATABASE_URL`
  * (which of the two was meant?), is a {@link StartupError} naming `TORII_DATABASE`.
  *
  * @example
@@ -28,14 +30,14 @@ export function readDatabaseSetting(environment: Record<string, string | undefin
   const value = environment.TORII_DATABASE?.trim().toLowerCase() || undefined;
   if (value !== undefined && !(databaseValues as readonly string[]).includes(value))
     throw new StartupError('TORII_DATABASE', `must be one of ${databaseValues.join(', ')}, got "${value}"`);
-  const hasUrl = Boolean(environment.DATABASE_URL);
-  if (value === 'off') {
-    if (hasUrl)
+  if (environment.DATABASE_URL) {
+    if (value !== undefined)
       throw new StartupError(
         'TORII_DATABASE',
-        'is "off" but DATABASE_URL is set: unset one of them (off runs with no database at all)',
+        `is "${value}" but DATABASE_URL is set: unset one of them (DATABASE_URL is Postgres; TORII_DATABASE chooses ` +
+          'an embedded database, or off)',
       );
-    return 'off';
+    return 'postgres';
   }
-  return hasUrl ? 'postgres' : 'embedded';
+  return (value ?? 'sqlite') as DatabaseSetting;
 }

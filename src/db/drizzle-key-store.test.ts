@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../errors.ts';
-import { testDatabaseDrivers, type TestDatabase } from '../../tests/services/test-database.ts';
-import { createDrizzleKeyStore } from './drizzle-key-store.ts';
+import { testStoreDrivers, type TestStores } from '../../tests/services/test-database.ts';
 
-describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create }) => {
-  let database: TestDatabase;
+// The KeyStore conformance cases, on the Drizzle store over Postgres and PGlite and the SQLite store
+// (./sqlite-key-store.ts).
+describe.each(testStoreDrivers)('key store on $driver', ({ create }) => {
+  let stores: TestStores;
   let clock = Date.UTC(2025, 0, 1);
   const now = () => clock;
   let counter = 0;
@@ -14,12 +15,12 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   };
 
   beforeAll(async () => {
-    database = await create();
+    stores = await create();
   }, 60_000);
-  afterAll(() => database?.drop());
+  afterAll(() => stores?.drop());
 
   it('creates a key with defaults and finds it by id and hash', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     const created = await store.create({ ...identity, name: 'ci' });
     expect(created).toEqual({
@@ -46,7 +47,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('finds many keys by hash in one query, leaving unknown hashes out', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const created = await Promise.all(
       [fresh(), fresh(), fresh()].map((identity) => store.create({ ...identity, name: 'many' })),
     );
@@ -66,7 +67,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('stores every field of a key and reads it back unchanged', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     const fields = {
       name: 'batch "jobs", {nightly}',
@@ -85,14 +86,14 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('refuses a second key with the same hash', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const first = fresh();
     await store.create({ ...first, name: 'one' });
     await expect(store.create({ ...fresh(), hash: first.hash, name: 'two' })).rejects.toThrow();
   });
 
   it('updates only the fields given, clears fields set to null and bumps the version', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     const created = await store.create({
       ...identity,
@@ -118,7 +119,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('leaves the version alone when there is nothing to change, and answers undefined for an unknown key', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     const created = await store.create({ ...identity, name: 'same' });
     expect(await store.update(identity.id, {})).toEqual(created);
@@ -126,7 +127,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('bumps the version once per change even when changes race', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     await store.create({ ...identity, name: 'raced' });
     const results = await Promise.all(
@@ -139,7 +140,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('revokes once: a second revoke keeps the first time and version', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     await store.create({ ...identity, name: 'to revoke' });
     clock += 1_000;
@@ -153,7 +154,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
   });
 
   it('rotates a key to a new hash and prefix, and refuses to rotate a revoked one', async () => {
-    const store = createDrizzleKeyStore(database.db, { now });
+    const store = stores.keyStore({ now });
     const identity = fresh();
     await store.create({ ...identity, name: 'rotated' });
     const replacement = { hash: 'f'.repeat(63) + String(counter % 10), prefix: 'sk-torii-new' };
@@ -174,7 +175,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
     // Listed keys live under their own owner names, so other tests' keys never show up in these pages.
     const listed: string[] = [];
     beforeAll(async () => {
-      const store = createDrizzleKeyStore(database.db, { now: () => listClock });
+      const store = stores.keyStore({ now: () => listClock });
       let listClock = Date.UTC(2025, 5, 1);
       // 11 keys; keys 3-5 share one creation time, so the id breaks the tie.
       for (let index = 0; index < 11; index += 1) {
@@ -191,7 +192,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
     });
 
     const readAll = async (filter: { owner?: string; team?: string }, limit: number) => {
-      const store = createDrizzleKeyStore(database.db, { now });
+      const store = stores.keyStore({ now });
       const ids: string[] = [];
       let cursor: string | undefined;
       let pages = 0;
@@ -210,7 +211,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
       [...ids].sort((left, right) => createdAt(right) - createdAt(left) || (right > left ? 1 : right < left ? -1 : 0));
 
     it('pages through keys newest first, with no key twice or missing', async () => {
-      const store = createDrizzleKeyStore(database.db, { now });
+      const store = stores.keyStore({ now });
       const records = await Promise.all(listed.map((id) => store.findById(id)));
       const createdAt = new Map(records.map((record) => [record!.id, record!.createdAt]));
       const even = listed.filter((_, index) => index % 2 === 0);
@@ -227,7 +228,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
     });
 
     it('lists every key without filters, and the last page has no cursor', async () => {
-      const store = createDrizzleKeyStore(database.db, { now });
+      const store = stores.keyStore({ now });
       const { ids } = await readAll({}, 100);
       expect(ids).toEqual(expect.arrayContaining(listed));
       const exact = await store.list({ owner: 'list-odd', limit: 5 });
@@ -237,7 +238,7 @@ describe.each(testDatabaseDrivers)('createDrizzleKeyStore on $driver', ({ create
     });
 
     it('refuses a limit outside 1..100 and a cursor it did not issue, as 400s', async () => {
-      const store = createDrizzleKeyStore(database.db, { now });
+      const store = stores.keyStore({ now });
       for (const limit of [0, 101, 2.5, Number.NaN]) {
         const error = await store.list({ limit }).catch((caught: unknown) => caught);
         expect(isGatewayError(error) && error.status === 400 && error.param === 'limit').toBe(true);

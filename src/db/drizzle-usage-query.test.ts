@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseDrivers, type TestDatabase } from '../../tests/services/test-database.ts';
+import { testStoreDrivers, type TestStores } from '../../tests/services/test-database.ts';
 import type { UsageTotals } from '../usage/usage-query.ts';
-import { createDrizzleUsageQuery } from './drizzle-usage-query.ts';
-import { createDrizzleUsageSink } from './drizzle-usage-sink.ts';
 import { usageEventFixture } from './test-utils/usage-event-fixture.ts';
 
 const day1 = Date.UTC(2025, 3, 1);
@@ -25,11 +23,13 @@ const totals = (
 const small = { input: 100, output: 10, cached: 50, reasoning: 0, cost: 0.25 };
 const large = { input: 1_000, output: 500, cached: 0, reasoning: 200, cost: 2 };
 
-describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ create }) => {
-  let database: TestDatabase;
+// The UsageQuery conformance cases, on the Drizzle query over Postgres and PGlite and the SQLite one
+// (./sqlite-usage-query.ts).
+describe.each(testStoreDrivers)('usage query on $driver', ({ create }) => {
+  let stores: TestStores;
 
   beforeAll(async () => {
-    database = await create();
+    stores = await create();
     const event = (
       keyId: string | null,
       modelGroup: string | null,
@@ -48,7 +48,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ crea
         reasoningTokens: each.reasoning,
         costUsd: each.cost,
       });
-    await createDrizzleUsageSink(database.db).write([
+    await stores.usageSink().write([
       // day 1: key_a 3 small on gpt (openai), key_b 2 large on claude (anthropic), master key 1 small failed early
       ...[1, 2, 3].map((offset) => event('key_a', 'gpt', 'openai', day1 + offset * hour, small)),
       ...[4, 5].map((offset) => event('key_b', 'claude', 'anthropic', day1 + offset * hour, large)),
@@ -60,12 +60,12 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ crea
       event('key_b', 'gpt', 'openai', day2 + 24 * hour, small),
     ]);
   }, 60_000);
-  afterAll(() => database?.drop());
+  afterAll(() => stores?.drop());
 
   const range = { from: day1, to: day2 + 24 * hour };
 
   it('totals a range [from, to) in one row', async () => {
-    const usage = createDrizzleUsageQuery(database.db);
+    const usage = stores.usageQuery();
     expect(await usage.summarize(range)).toEqual([
       {
         requests: 7,
@@ -80,13 +80,13 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ crea
   });
 
   it('answers zeros for a range without events', async () => {
-    const usage = createDrizzleUsageQuery(database.db);
+    const usage = stores.usageQuery();
     expect(await usage.summarize({ from: 0, to: 1_000 })).toEqual([totals(0, small)]);
     expect(await usage.summarize({ from: 0, to: 1_000, groupBy: ['key'] })).toEqual([]);
   });
 
   it('groups by key, with the master key as null', async () => {
-    const usage = createDrizzleUsageQuery(database.db);
+    const usage = stores.usageQuery();
     expect(await usage.summarize({ ...range, groupBy: ['key'] })).toEqual([
       { keyId: 'key_a', ...sum(totals(3, small), totals(1, large)) },
       { keyId: 'key_b', ...totals(2, large) },
@@ -95,7 +95,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ crea
   });
 
   it('groups by model group and provider, and by UTC day', async () => {
-    const usage = createDrizzleUsageQuery(database.db);
+    const usage = stores.usageQuery();
     expect(await usage.summarize({ ...range, groupBy: ['modelGroup', 'provider'] })).toEqual([
       { modelGroup: 'claude', provider: 'anthropic', ...totals(3, large) },
       { modelGroup: 'gpt', provider: 'openai', ...totals(3, small) },
@@ -108,7 +108,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ crea
   });
 
   it('filters by key and groups by day and model group together', async () => {
-    const usage = createDrizzleUsageQuery(database.db);
+    const usage = stores.usageQuery();
     expect(await usage.summarize({ ...range, keyId: 'key_a', groupBy: ['day', 'modelGroup'] })).toEqual([
       { day: '2025-04-01', modelGroup: 'gpt', ...totals(3, small) },
       { day: '2025-04-02', modelGroup: 'claude', ...totals(1, large) },
@@ -117,7 +117,7 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageQuery on $driver', ({ crea
   });
 
   it('sums spend per key since a time, with 0 for keys without events', async () => {
-    const usage = createDrizzleUsageQuery(database.db);
+    const usage = stores.usageQuery();
     const spend = await usage.spendByKey(['key_a', 'key_b', 'key_none'], day1);
     expect(spend).toEqual(
       new Map([

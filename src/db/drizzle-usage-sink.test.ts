@@ -1,39 +1,72 @@
-import { asc, count, eq, sql } from 'drizzle-orm';
+import { asc, count, eq, inArray, like, sql } from 'drizzle-orm';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseDrivers, type TestDatabase } from '../../tests/services/test-database.ts';
+import { testStoreDrivers, type TestDatabase, type TestStores } from '../../tests/services/test-database.ts';
 import type { UsageEvent } from '../usage/usage-event.ts';
 import type { ToriiDatabase } from './database.ts';
 import { createDrizzleUsageSink } from './drizzle-usage-sink.ts';
 import { postgresArrayLiteral } from './postgres-array-literal.ts';
 import { usageEvents } from './schema.ts';
+import { sqliteUsageEvents } from './sqlite-schema.ts';
+import { createSqliteUsageSink, sqliteMaxBoundParameters } from './sqlite-usage-sink.ts';
 import { usageEventFixture } from './test-utils/usage-event-fixture.ts';
 
 /** Reads the stored events back as UsageEvents, in request id order. */
-async function storedEvents(db: ToriiDatabase, requestIds?: string[]): Promise<UsageEvent[]> {
-  const rows = await db
-    .select()
-    .from(usageEvents)
-    .where(requestIds ? sql`${usageEvents.requestId} = any(${postgresArrayLiteral(requestIds)}::text[])` : undefined)
-    .orderBy(asc(usageEvents.requestId));
+async function storedEvents(database: TestStores['database'], requestIds?: string[]): Promise<UsageEvent[]> {
+  const rows =
+    database.kind === 'sqlite'
+      ? await database.db
+          .select()
+          .from(sqliteUsageEvents)
+          .where(requestIds ? inArray(sqliteUsageEvents.requestId, requestIds) : undefined)
+          .orderBy(asc(sqliteUsageEvents.requestId))
+      : await database.db
+          .select()
+          .from(usageEvents)
+          .where(
+            requestIds ? sql`${usageEvents.requestId} = any(${postgresArrayLiteral(requestIds)}::text[])` : undefined,
+          )
+          .orderBy(asc(usageEvents.requestId));
   return rows.map((row) => ({ ...row, startedAt: row.startedAt.getTime(), finishedAt: row.finishedAt.getTime() }));
+}
+
+/** How many rows `usage_events` holds, and the sum of their input tokens, of the request ids starting with `prefix`. */
+async function ledgerTotals(
+  database: TestStores['database'],
+  prefix: string,
+): Promise<{ rows: number; tokens: number }> {
+  const [totals] =
+    database.kind === 'sqlite'
+      ? await database.db
+          .select({ rows: count(), tokens: sql<number>`sum(${sqliteUsageEvents.inputTokens})`.mapWith(Number) })
+          .from(sqliteUsageEvents)
+          .where(like(sqliteUsageEvents.requestId, `${prefix}%`))
+      : await database.db
+          .select({ rows: count(), tokens: sql<number>`sum(${usageEvents.inputTokens})::float8`.mapWith(Number) })
+          .from(usageEvents)
+          .where(like(usageEvents.requestId, `${prefix}%`));
+  return { rows: totals?.rows ?? 0, tokens: totals?.tokens ?? 0 };
 }
 
 const byRequestId = (events: UsageEvent[]) =>
   [...events].sort((left, right) => (left.requestId < right.requestId ? -1 : left.requestId > right.requestId ? 1 : 0));
 
-describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ driver, create }) => {
-  let database: TestDatabase;
+// The UsageSink conformance cases, on the Drizzle sink over Postgres and PGlite and the SQLite sink
+// (./sqlite-usage-sink.ts).
+describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) => {
+  let stores: TestStores;
+  let database: TestStores['database'];
   beforeAll(async () => {
-    database = await create();
+    stores = await create();
+    database = stores.database;
   }, 60_000);
-  afterAll(() => database?.drop());
+  afterAll(() => stores?.drop());
 
   it('stores every field of every event of a batch', async () => {
-    const sink = createDrizzleUsageSink(database.db);
+    const sink = stores.usageSink();
     const events = [
       usageEventFixture({ requestId: 'fields-1' }),
       usageEventFixture({
@@ -59,53 +92,56 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
     await sink.write(events);
     expect(
       await storedEvents(
-        database.db,
+        database,
         events.map((event) => event.requestId),
       ),
     ).toEqual(byRequestId(events));
   });
 
   it('counts a retried batch, and an event repeated within a batch, once', async () => {
-    const sink = createDrizzleUsageSink(database.db);
+    const sink = stores.usageSink();
     const events = Array.from({ length: 50 }, (_, index) => usageEventFixture({ requestId: `retry-${index}` }));
     await sink.write(events);
     // The retry carries different numbers: the first write wins, nothing is double-counted or overwritten.
     await sink.write(events.map((event) => ({ ...event, costUsd: 99 })));
     await sink.write([...events.slice(0, 10), usageEventFixture({ requestId: 'retry-50' }), events[0]!]);
-    const stored = await storedEvents(database.db, [...events.map((event) => event.requestId), 'retry-50']);
+    const stored = await storedEvents(database, [...events.map((event) => event.requestId), 'retry-50']);
     expect(stored).toHaveLength(51);
     expect(stored.filter((event) => event.costUsd === 99)).toEqual([]);
   });
 
   it('does nothing for an empty batch', async () => {
-    const [before] = await database.db.select({ rows: count() }).from(usageEvents);
-    await createDrizzleUsageSink(database.db).write([]);
-    const [after] = await database.db.select({ rows: count() }).from(usageEvents);
-    expect(after).toEqual(before);
+    const before = await ledgerTotals(database, '');
+    await stores.usageSink().write([]);
+    expect(await ledgerTotals(database, '')).toEqual(before);
   });
 
   it('stores a batch all or nothing', async () => {
-    const sink = createDrizzleUsageSink(database.db);
+    const sink = stores.usageSink();
     const events = [
       usageEventFixture({ requestId: 'atomic-1' }),
-      // Out of the integer column's range: the database refuses this row.
-      usageEventFixture({ requestId: 'atomic-2', inputTokens: 3_000_000_000 }),
+      // A row the database refuses: out of Postgres's integer range; SQLite's integers are 64-bit and take that
+      // count (a difference, not a loss), so on SQLite the row breaks NOT NULL instead.
+      driver === 'sqlite'
+        ? usageEventFixture({ requestId: 'atomic-2', operation: null as unknown as string })
+        : usageEventFixture({ requestId: 'atomic-2', inputTokens: 3_000_000_000 }),
     ];
     await expect(sink.write(events)).rejects.toThrow();
-    expect(await storedEvents(database.db, ['atomic-1', 'atomic-2'])).toEqual([]);
+    expect(await storedEvents(database, ['atomic-1', 'atomic-2'])).toEqual([]);
     await expect(sink.write([usageEventFixture({ requestId: 'atomic-3', costUsd: Number.NaN })])).rejects.toThrow(
       RangeError,
     );
   });
 
   it('rounds fractional token counts instead of failing the batch', async () => {
-    await createDrizzleUsageSink(database.db).write([
-      usageEventFixture({ requestId: 'fraction-1', inputTokens: 10.6, outputTokens: 3.2 }),
-    ]);
-    expect(await storedEvents(database.db, ['fraction-1'])).toMatchObject([{ inputTokens: 11, outputTokens: 3 }]);
+    await stores
+      .usageSink()
+      .write([usageEventFixture({ requestId: 'fraction-1', inputTokens: 10.6, outputTokens: 3.2 })]);
+    expect(await storedEvents(database, ['fraction-1'])).toMatchObject([{ inputTokens: 11, outputTokens: 3 }]);
   });
 
-  it('writes 5,000 events in one statement with one parameter per column', async () => {
+  it.runIf(driver !== 'sqlite')('writes 5,000 events in one statement with one parameter per column', async () => {
+    if (database.kind === 'sqlite') return;
     // A second Drizzle instance over the same database, with a logger that sees every statement sent.
     const statements: Array<{ query: string; parameters: unknown[] }> = [];
     const logger = { logQuery: (query: string, parameters: unknown[]) => statements.push({ query, parameters }) };
@@ -121,17 +157,53 @@ describe.each(testDatabaseDrivers)('createDrizzleUsageSink on $driver', ({ drive
         /^insert into "usage_events" .* select .* from unnest\(.*\) as u\(.*\) on conflict/,
       );
       expect(statements[0]!.parameters).toHaveLength(22);
-      const [stored] = await database.db
-        .select({ rows: count(), tokens: sql<number>`sum(${usageEvents.inputTokens})::float8`.mapWith(Number) })
-        .from(usageEvents)
-        .where(sql`${usageEvents.requestId} like 'bulk-%'`);
-      expect(stored).toEqual({ rows: 5_000, tokens: (4_999 * 5_000) / 2 });
+      expect(await ledgerTotals(database, 'bulk-')).toEqual({ rows: 5_000, tokens: (4_999 * 5_000) / 2 });
       const [last] = await database.db.select().from(usageEvents).where(eq(usageEvents.requestId, 'bulk-04999'));
       expect(last?.inputTokens).toBe(4_999);
     } finally {
       await client?.end({ timeout: 5 });
     }
   });
+
+  // SQLite binds each value as its own parameter: a batch is cut into inserts within the bound-parameter limit, all
+  // sent as one batch the executor runs in one transaction.
+  it.runIf(driver === 'sqlite')(
+    'writes 5,000 events in inserts within the bound-parameter limit, in one transaction',
+    async () => {
+      if (database.kind !== 'sqlite') return;
+      const { executor, batches } = database.recording();
+      const events = Array.from({ length: 5_000 }, (_, index) =>
+        usageEventFixture({ requestId: `bulk-${String(index).padStart(5, '0')}`, inputTokens: index }),
+      );
+      await createSqliteUsageSink(executor).write(events);
+      expect(batches).toHaveLength(1);
+      const statements = batches[0]!;
+      expect(statements).toHaveLength(Math.ceil(5_000 / Math.floor(sqliteMaxBoundParameters / 22)));
+      for (const statement of statements) {
+        // (Checked as booleans: a failure would print the statement's 32,000 placeholders.)
+        expect(statement.sql.startsWith('insert into "usage_events" ')).toBe(true);
+        expect(statement.sql.endsWith(' on conflict ("request_id") do nothing')).toBe(true);
+        expect(statement.params.length).toBeLessThanOrEqual(sqliteMaxBoundParameters);
+      }
+      expect(await ledgerTotals(database, 'bulk-')).toEqual({ rows: 5_000, tokens: (4_999 * 5_000) / 2 });
+      const [last] = await database.db
+        .select()
+        .from(sqliteUsageEvents)
+        .where(eq(sqliteUsageEvents.requestId, 'bulk-04999'));
+      expect(last?.inputTokens).toBe(4_999);
+
+      // A smaller limit cuts finer, and a failing row in the last insert undoes the inserts before it.
+      const failing = [
+        ...Array.from({ length: 30 }, (_, index) => usageEventFixture({ requestId: `chunked-${index}` })),
+        usageEventFixture({ requestId: 'chunked-bad', operation: null as unknown as string }),
+      ];
+      await expect(createSqliteUsageSink(executor, { maxBoundParameters: 22 * 10 }).write(failing)).rejects.toThrow(
+        /NOT NULL/,
+      );
+      expect(batches.at(-1)).toHaveLength(4);
+      expect(await ledgerTotals(database, 'chunked-')).toEqual({ rows: 0, tokens: 0 });
+    },
+  );
 });
 
 /** The PGlite database of `database` again, through a Drizzle instance with `logger`. */

@@ -9,7 +9,7 @@ import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
 import { encodeKeyListCursor } from '../../src/db/key-list-cursor.ts';
 import { createGateway } from '../../src/gateway.ts';
-import { openDatabase } from '../../adapters/shared/database-open.ts';
+import { openPostgresDatabase } from '../../adapters/shared/database-open.ts';
 import { startTestPostgres, type TestPostgresServer } from '../services/postgres-server.ts';
 import { testDatabaseDrivers, type TestDatabase } from '../services/test-database.ts';
 import type { ToriiDatabase } from '../../src/db/database.ts';
@@ -260,7 +260,7 @@ describe('admin API with the database down', () => {
 
   beforeAll(async () => {
     server = await startTestPostgres();
-    const database = await openDatabase({ DATABASE_URL: server.url });
+    const database = await openPostgresDatabase({ DATABASE_URL: server.url });
     close = database.close;
     call = adminGateway(database.db);
     const created = await call('POST', '/admin/keys', { name: 'before-outage' });

@@ -2,10 +2,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { openDatabase, type OpenDatabase } from '../../adapters/shared/database-open.ts';
+import { openSqliteWorkerThreadExecutor } from '../../adapters/shared/sqlite-worker-thread.ts';
+import { openPostgresDatabase, type OpenPostgresDatabase } from '../../adapters/shared/database-open.ts';
+import { findSqliteMigrationsFolder } from '../../adapters/shared/database-migrations-folder.ts';
+import {
+  drizzleOverSqliteExecutor,
+  openSqliteDatabase,
+  type OpenSqliteDatabase,
+} from '../../adapters/shared/sqlite-database-open.ts';
+import type { SqliteStatement } from '../../adapters/shared/sqlite-engine.ts';
+import type { SqliteExecutor } from '../../adapters/shared/sqlite-executor.ts';
+import type { ToriiSqliteDatabase } from '../../src/db/sqlite-database.ts';
+import type { KeyStore } from '../../src/auth/key-store.ts';
+import { createDrizzleKeyStore, type DrizzleKeyStoreOptions } from '../../src/db/drizzle-key-store.ts';
+import { createDrizzleResponseStore, type DrizzleResponseStoreOptions } from '../../src/db/drizzle-response-store.ts';
+import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
+import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
+import { createSqliteKeyStore } from '../../src/db/sqlite-key-store.ts';
+import { createSqliteResponseStore } from '../../src/db/sqlite-response-store.ts';
+import { createSqliteUsageQuery } from '../../src/db/sqlite-usage-query.ts';
+import { createSqliteUsageSink } from '../../src/db/sqlite-usage-sink.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
+import type { UsageSink } from '../../src/usage/usage-event.ts';
+import type { UsageQuery } from '../../src/usage/usage-query.ts';
 
 /** A database of its own for one test file, migrated, dropped by `drop()`. */
-export interface TestDatabase extends OpenDatabase {
+export interface TestDatabase extends OpenPostgresDatabase {
   /** The database's URL (for child processes, or a second pool); empty for PGlite. */
   url: string;
   /** Closes the pool and drops the database. */
@@ -58,7 +80,7 @@ export async function createEmptyTestDatabase(): Promise<{ url: string; drop(): 
 }
 
 /**
- * A fresh database for one test file, created with a random name and migrated through the real `openDatabase`, so
+ * A fresh database for one test file, created with a random name and migrated through the real `openPostgresDatabase`, so
  * test files run in parallel without seeing each other's rows.
  *
  * @example
@@ -70,9 +92,9 @@ export async function createEmptyTestDatabase(): Promise<{ url: string; drop(): 
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const empty = await createEmptyTestDatabase();
-  let opened: OpenDatabase;
+  let opened: OpenPostgresDatabase;
   try {
-    opened = await openDatabase({ DATABASE_URL: empty.url });
+    opened = await openPostgresDatabase({ DATABASE_URL: empty.url });
   } catch (error) {
     await empty.drop();
     throw error;
@@ -88,14 +110,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * A fresh PGlite database in a temporary directory, migrated through the real `openDatabase`; `drop()` closes it and
+ * A fresh PGlite database in a temporary directory, migrated through the real `openPostgresDatabase`; `drop()` closes it and
  * removes the directory. For running a store's tests on the embedded driver too.
  */
 export async function createTestPglite(): Promise<TestDatabase> {
   const directory = await mkdtemp(join(tmpdir(), 'torii-test-pglite-'));
-  let opened: OpenDatabase;
+  let opened: OpenPostgresDatabase;
   try {
-    opened = await openDatabase({ TORII_DATA_DIR: directory });
+    opened = await openPostgresDatabase({ TORII_DATA_DIR: directory });
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
     throw error;
@@ -110,8 +132,122 @@ export async function createTestPglite(): Promise<TestDatabase> {
   };
 }
 
-/** The drivers a store's tests run on, by name, for `describe.each`. */
+/** The drivers a Postgres store's tests run on, by name, for `describe.each`. */
 export const testDatabaseDrivers = [
   { driver: 'postgres', create: createTestDatabase },
   { driver: 'pglite', create: createTestPglite },
+] as const;
+
+/** A SQLite database of its own in a temporary directory, migrated; `drop()` closes it and removes the directory. */
+export interface TestSqliteDatabase extends OpenSqliteDatabase {
+  directory: string;
+  /**
+   * The same database again, recording what its executor is sent: each single statement in `statements`, each
+   * batch (one transaction) in `batches`.
+   */
+  recording(): {
+    db: ToriiSqliteDatabase;
+    executor: SqliteExecutor;
+    statements: SqliteStatement[];
+    batches: SqliteStatement[][];
+  };
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh SQLite database in a temporary directory, opened the way Node opens it (statements on the worker thread)
+ * and migrated from src/db/sqlite-migrations.
+ */
+export async function createTestSqlite(): Promise<TestSqliteDatabase> {
+  const directory = await mkdtemp(join(tmpdir(), 'torii-test-sqlite-'));
+  let opened: OpenSqliteDatabase;
+  try {
+    opened = await openSqliteDatabase({
+      directory,
+      executor: openSqliteWorkerThreadExecutor(),
+      migrationsFolder: findSqliteMigrationsFolder({}),
+    });
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    ...opened,
+    directory,
+    recording() {
+      const statements: SqliteStatement[] = [];
+      const batches: SqliteStatement[][] = [];
+      const recorded: SqliteExecutor = {
+        ...opened.executor,
+        execute: (statement) => {
+          statements.push(statement);
+          return opened.executor.execute(statement);
+        },
+        batch: (batch) => {
+          batches.push([...batch]);
+          return opened.executor.batch(batch);
+        },
+      };
+      return { db: drizzleOverSqliteExecutor(recorded), executor: recorded, statements, batches };
+    },
+    async drop() {
+      await opened.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The four database-backed stores over one test database, whichever its driver. */
+export interface TestStores {
+  /** The database underneath, for a test's own checks (`kind` tells its dialect). */
+  database: TestDatabase | TestSqliteDatabase;
+  keyStore(options?: DrizzleKeyStoreOptions): KeyStore;
+  usageSink(): UsageSink;
+  usageQuery(): UsageQuery;
+  responseStore(options?: DrizzleResponseStoreOptions): ResponseStore;
+  /** Closes and removes the database. */
+  drop(): Promise<void>;
+}
+
+/** The stores of the dialect of `database`. */
+export function storesOver(database: TestDatabase | TestSqliteDatabase): TestStores {
+  if (database.kind === 'sqlite') {
+    const { db } = database;
+    return {
+      database,
+      keyStore: (options) => createSqliteKeyStore(db, options),
+      usageSink: () => createSqliteUsageSink(database.executor),
+      usageQuery: () => createSqliteUsageQuery(db),
+      responseStore: (options) => createSqliteResponseStore(db, options),
+      drop: () => database.drop(),
+    };
+  }
+  const { db } = database;
+  return {
+    database,
+    keyStore: (options) => createDrizzleKeyStore(db, options),
+    usageSink: () => createDrizzleUsageSink(db),
+    usageQuery: () => createDrizzleUsageQuery(db),
+    responseStore: (options) => createDrizzleResponseStore(db, options),
+    drop: () => database.drop(),
+  };
+}
+
+/**
+ * The drivers the store conformance tests run on (src/db/drizzle-*.test.ts): every case runs on Postgres, PGlite and
+ * SQLite, each creating a database of its own.
+ *
+ * @example
+ * ```ts
+ * describe.each(testStoreDrivers)('key store on $driver', ({ create }) => {
+ *   let stores: TestStores;
+ *   beforeAll(async () => (stores = await create()), 60_000);
+ *   afterAll(() => stores?.drop());
+ * });
+ * ```
+ */
+export const testStoreDrivers = [
+  { driver: 'postgres', create: async () => storesOver(await createTestDatabase()) },
+  { driver: 'pglite', create: async () => storesOver(await createTestPglite()) },
+  { driver: 'sqlite', create: async () => storesOver(await createTestSqlite()) },
 ] as const;
