@@ -22,7 +22,7 @@ torii_setup() {
 
   local toolchain="${TORII_TOOLCHAIN:-$HOME/.cache/torii/toolchain}"
   local node_version="${TORII_NODE_VERSION:-24.21.0}"
-  # package.json asks for Node >=22.12.0; pnpm 11 itself refuses to run below 22.13.
+  # package.json asks for Node >=22.13.0 (node:sqlite without a flag); pnpm 11 itself refuses to run below 22.13.
   local min_node="${TORII_MIN_NODE:-22.13.0}"
   local pnpm_version
   pnpm_version="$(sed -n 's/.*"packageManager": *"pnpm@\([0-9][0-9A-Za-z.-]*\).*/\1/p' "$root/package.json")"

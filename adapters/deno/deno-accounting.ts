@@ -26,7 +26,8 @@ function mayWrite(path: string): boolean {
 /**
  * Opens the Deno server's keys, limits, budgets and ledger, as a Node single process has them:
  *
- * - the database: Postgres through postgres-js with `DATABASE_URL`, otherwise PGlite in `TORII_DATA_DIR/pglite`;
+ * - the database: Postgres through postgres-js with `DATABASE_URL`, otherwise the embedded SQLite in
+ *   `TORII_DATA_DIR/torii.sqlite` (on a worker thread; `TORII_DATABASE=pglite` for PGlite, `off` for none);
  *   migrated under the advisory lock; the usage queue writes through the Drizzle sink and spills to
  *   `TORII_DATA_DIR/usage-spill` (without write permission there, e.g. on Deno Deploy, it runs without a spill); the
  *   Responses API's stored responses live there too (`accounting.responseStore`);
@@ -36,8 +37,8 @@ function mayWrite(path: string): boolean {
  *   `TORII_KEY_CACHE_TTL_MS` (5 s): an instance re-reads a key from Upstash at most that long after caching it, and
  *   the admin path has written the new record there. Without Upstash everything but the database is per process.
  *
- * Answers undefined (the server then accepts the master key only) when PGlite, the default database, cannot be
- * opened (no `--allow-write`, or any failure), after logging why. With `DATABASE_URL` set, a failure is fatal: a
+ * Answers undefined (the server then accepts the master key only) with `TORII_DATABASE=off`, or when the embedded
+ * database cannot be opened (no `--allow-write`, or any failure), after logging why. With `DATABASE_URL` set, a failure is fatal: a
  * gateway that dropped the database it was given would refuse every virtual key.
  *
  * @example
@@ -48,18 +49,23 @@ export async function openDenoAccounting(
   masterKey: string,
   logger: GatewayLogger,
 ): Promise<DenoAccounting | undefined> {
+  if (settings.database === 'off') {
+    logger.info('TORII_DATABASE=off: no database; serving the master key only, no usage ledger');
+    return undefined;
+  }
   const dataDirectory = resolve(settings.dataDirectory);
   const writable = mayWrite(dataDirectory);
+  const embedded = settings.database === 'pglite' ? 'PGlite' : 'SQLite';
   const masterKeyOnly = (reason: string): undefined => {
     logger.error(
       'no database: serving the master key only (no virtual keys, rate limits, budgets or usage ledger). ' +
-        'Set DATABASE_URL to a Postgres, or let PGlite write its files (deno run --allow-write).',
+        'Set DATABASE_URL to a Postgres, or let the embedded database write its files (deno run --allow-write).',
       { reason },
     );
     return undefined;
   };
   if (settings.databaseUrl === undefined && !writable)
-    return masterKeyOnly(`PGlite needs write access to ${dataDirectory} and this process has none`);
+    return masterKeyOnly(`${embedded} needs write access to ${dataDirectory} and this process has none`);
   if (settings.databaseUrl !== undefined && !writable)
     logger.warn('no disk spill for usage: no write access to TORII_DATA_DIR', { dataDirectory });
 
@@ -79,6 +85,7 @@ export async function openDenoAccounting(
     accounting = await openDatabaseAccounting({
       masterKey,
       ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
+      ...(settings.database === 'pglite' ? { embeddedDatabase: 'pglite' as const } : {}),
       ...(settings.databasePoolMax === undefined ? {} : { poolMax: settings.databasePoolMax }),
       ...(settings.migrationsFolder === undefined ? {} : { migrationsFolder: settings.migrationsFolder }),
       dataDirectory,
@@ -95,7 +102,7 @@ export async function openDenoAccounting(
     });
   } catch (error) {
     if (settings.databaseUrl !== undefined) throw error;
-    return masterKeyOnly(`PGlite could not be opened in ${dataDirectory}: ${String(error)}`);
+    return masterKeyOnly(`${embedded} could not be opened in ${dataDirectory}: ${String(error)}`);
   }
   return {
     accounting,

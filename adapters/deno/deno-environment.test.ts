@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { defaultDenoKeyCacheTtlMs, readDenoServerSettings } from './deno-environment.ts';
 
 describe('readDenoServerSettings', () => {
-  it('defaults to PGlite in .torii, no shared cache, and a 5 s key propagation bound', () => {
+  it('defaults to SQLite in .torii, no shared cache, and a 5 s key propagation bound', () => {
     expect(readDenoServerSettings({})).toEqual({
       port: 8787,
       hostname: '0.0.0.0',
       shutdownGraceMs: 25_000,
       databaseUrl: undefined,
+      database: 'sqlite',
       databasePoolMax: undefined,
       migrationsFolder: undefined,
       dataDirectory: '.torii',
@@ -38,6 +39,7 @@ describe('readDenoServerSettings', () => {
       hostname: '127.0.0.1',
       shutdownGraceMs: 1000,
       databaseUrl: 'postgres://db/torii',
+      database: 'postgres',
       databasePoolMax: 2,
       migrationsFolder: '/migrations',
       dataDirectory: '/var/lib/torii',
@@ -57,5 +59,12 @@ describe('readDenoServerSettings', () => {
     expect(() => readDenoServerSettings({ TORII_DATABASE_POOL_MAX: '0' })).toThrow(/TORII_DATABASE_POOL_MAX/);
     expect(() => readDenoServerSettings({ PORT: '-1' })).toThrow(/PORT/);
     expect(() => readDenoServerSettings({ TORII_RATE_LIMIT_MODE: 'exact' })).toThrow(/TORII_RATE_LIMIT_MODE/);
+    expect(() => readDenoServerSettings({ TORII_DATABASE: 'mysql' })).toThrow(/TORII_DATABASE/);
+  });
+
+  it('opens the embedded SQLite by default; TORII_DATABASE chooses pglite or off', () => {
+    expect(readDenoServerSettings({}).database).toBe('sqlite');
+    expect(readDenoServerSettings({ TORII_DATABASE: 'pglite' }).database).toBe('pglite');
+    expect(readDenoServerSettings({ TORII_DATABASE: 'off' }).database).toBe('off');
   });
 });

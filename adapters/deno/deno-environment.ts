@@ -1,4 +1,5 @@
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
+import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-setting.ts';
 import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
 import { StartupError } from '../shared/startup-error.ts';
 
@@ -8,13 +9,15 @@ export interface DenoServerSettings {
   hostname: string;
   /** How long in-flight requests (streams included) may take to finish after SIGTERM, ms. */
   shutdownGraceMs: number;
-  /** Postgres (postgres-js); absent: PGlite in `dataDirectory`. */
+  /** Postgres (postgres-js); absent: the embedded database `database` names, in `dataDirectory`. */
   databaseUrl: string | undefined;
+  /** `TORII_DATABASE` with `DATABASE_URL`: postgres, sqlite (the default embedded database), pglite, or off. */
+  database: DatabaseSetting;
   /** The postgres-js pool size (default 4). */
   databasePoolMax: number | undefined;
   /** Where the migrations are, when not beside the sources. */
   migrationsFolder: string | undefined;
-  /** Local state: PGlite's files and the usage spill. */
+  /** Local state: the embedded database's files and the usage spill. */
   dataDirectory: string;
   /** The Upstash Redis database shared by every instance (key cache, rate limits, budget counters). */
   upstash: { url: string; token: string } | undefined;
@@ -68,6 +71,7 @@ export function readDenoServerSettings(environment: Record<string, string | unde
     hostname: environment.HOST || '0.0.0.0',
     shutdownGraceMs: nonNegativeInteger(environment.TORII_SHUTDOWN_GRACE_MS, 'TORII_SHUTDOWN_GRACE_MS', 25_000),
     databaseUrl: environment.DATABASE_URL || undefined,
+    database: readDatabaseSetting(environment),
     databasePoolMax: positiveOrUndefined(environment.TORII_DATABASE_POOL_MAX, 'TORII_DATABASE_POOL_MAX'),
     migrationsFolder: environment.TORII_MIGRATIONS_DIR || undefined,
     dataDirectory: environment.TORII_DATA_DIR || '.torii',

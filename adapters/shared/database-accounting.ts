@@ -25,9 +25,17 @@ export interface DatabaseAccountingOptions extends Pick<
 > {
   /** The master key: it administers keys (`/admin/*`) and is always accepted. At least 8 characters. */
   masterKey: string;
-  /** `postgres://...`: Postgres through postgres-js. Omitted: PGlite (embedded Postgres) in `dataDirectory/pglite`. */
+  /**
+   * `postgres://...`: Postgres through postgres-js. Omitted: the embedded database in `dataDirectory`
+   * (`embeddedDatabase`).
+   */
   databaseUrl?: string;
-  /** Local state: the usage spill (`usage-spill/`) and, without `databaseUrl`, PGlite's files. Default `.torii`. */
+  /**
+   * Without `databaseUrl`: `sqlite` (default; `dataDirectory/torii.sqlite` through the runtime's `node:sqlite`, on a
+   * worker thread) or `pglite` (embedded Postgres in `dataDirectory/pglite`, in this thread).
+   */
+  embeddedDatabase?: 'sqlite' | 'pglite';
+  /** Local state: the usage spill (`usage-spill/`) and, without `databaseUrl`, the embedded database. Default `.torii`. */
   dataDirectory?: string;
   /** Size of the postgres-js pool (default 4): the database is off the request path. */
   poolMax?: number;
@@ -40,9 +48,9 @@ export interface DatabaseAccountingOptions extends Pick<
   /** Tuning of the usage queue: batch size (500), delay (1 s), memory bound (20,000 events). */
   usageQueue?: Omit<UsageQueueOptions, 'sink' | 'spill'>;
   /**
-   * Free space kept on the data directory's disk, bytes (default 64 MiB): PGlite writes and spill appends fail,
-   * counted in `usageQueue.stats()`, while less is free, because PGlite spins forever once Postgres panics on a full
-   * disk.
+   * Free space kept on the data directory's disk, bytes (default 64 MiB): embedded database writes and spill appends
+   * fail, counted in `usageQueue.stats()`, while less is free (PGlite spins forever once Postgres panics on a full
+   * disk; SQLite fails its commit).
    */
   minFreeBytes?: number;
 }
@@ -68,7 +76,7 @@ export interface DatabaseAccounting extends AssembledAccounting {
 
 /**
  * Opens everything virtual keys, rate limits, budgets and the usage ledger need from one database: postgres-js (with
- * `databaseUrl`) or PGlite on local disk, migrated; the Drizzle key store and usage reader; the batching usage queue
+ * `databaseUrl`) or the embedded SQLite (or PGlite) on local disk, migrated; the Drizzle key store and usage reader; the batching usage queue
  * writing through the Drizzle sink with a disk spill; all assembled with {@link assembleAccounting}. Also the
  * Responses API's store of responses, in the same database. Runs on Node and Deno.
  *
@@ -99,6 +107,7 @@ export async function openDatabaseAccounting(options: DatabaseAccountingOptions)
   const stores = await openDatabaseAccountingStores({
     environment: {
       DATABASE_URL: options.databaseUrl,
+      TORII_DATABASE: options.databaseUrl === undefined ? options.embeddedDatabase : undefined,
       TORII_DATABASE_POOL_MAX: options.poolMax === undefined ? undefined : String(options.poolMax),
       TORII_MIGRATIONS_DIR: options.migrationsFolder,
     },

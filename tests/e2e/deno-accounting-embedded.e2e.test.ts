@@ -10,8 +10,14 @@ import { readFixture } from './e2e-fixtures.ts';
 const expectedText = readFixture<{ choices: { message: { content: string } }[] }>('openai-compatible', 'text.json')
   .choices[0]?.message.content;
 
-// The Deno server with no DATABASE_URL: the embedded PGlite on local disk, as `deno task start` runs it.
-describe('the Deno server on PGlite (the embedded default)', { timeout: 120_000 }, () => {
+// The Deno server with no DATABASE_URL: the embedded database on local disk, as `deno task start` runs it (SQLite by
+// default, PGlite with TORII_DATABASE=pglite).
+const engines = [
+  { engine: 'sqlite', label: 'SQLite (the embedded default)', environment: {}, file: 'torii.sqlite', name: 'SQLite' },
+  { engine: 'pglite', label: 'PGlite', environment: { TORII_DATABASE: 'pglite' }, file: 'pglite', name: 'PGlite' },
+] as const;
+
+describe.each(engines)('the Deno server on $label', { timeout: 120_000 }, ({ engine, environment, file, name }) => {
   let mock: MockUpstream;
 
   beforeAll(async () => {
@@ -23,12 +29,12 @@ describe('the Deno server on PGlite (the embedded default)', { timeout: 120_000 
   });
 
   it('keeps keys and the usage ledger on disk across a restart; SIGTERM flushes the ledger', async () => {
-    const dataDirectory = mkdtempSync(join(tmpdir(), 'torii-e2e-deno-pglite-'));
-    const first = await startDenoAccountingGateway({ mockUrl: mock.url, dataDirectory });
+    const dataDirectory = mkdtempSync(join(tmpdir(), `torii-e2e-deno-${engine}-`));
+    const first = await startDenoAccountingGateway({ mockUrl: mock.url, dataDirectory, environment });
     let issued: Awaited<ReturnType<typeof createVirtualKey>>;
     try {
-      expect(first.output()).toContain('"database":"pglite"');
-      issued = await createVirtualKey(first, { name: 'deno-pglite', rpm_limit: 100 });
+      expect(first.output()).toContain(`"database":"${engine}"`);
+      issued = await createVirtualKey(first, { name: `deno-${engine}`, rpm_limit: 100 });
       const client = openaiClient(first, issued.key);
       for (let index = 0; index < 3; index++) {
         const completion = await client.chat.completions.create({
@@ -40,9 +46,9 @@ describe('the Deno server on PGlite (the embedded default)', { timeout: 120_000 
     } finally {
       expect(await first.stop()).toBe(0);
     }
-    expect(readdirSync(join(dataDirectory, 'pglite'))).toContain('PG_VERSION');
+    expect(readdirSync(dataDirectory)).toContain(file);
 
-    const second = await startDenoAccountingGateway({ mockUrl: mock.url, dataDirectory });
+    const second = await startDenoAccountingGateway({ mockUrl: mock.url, dataDirectory, environment });
     try {
       // The three requests, written to the ledger at SIGTERM (the queue's 1 s batch delay had not passed for all).
       const report = await adminCall(second, 'GET', `/usage?key_id=${issued.id}&group_by=key`);
@@ -59,15 +65,38 @@ describe('the Deno server on PGlite (the embedded default)', { timeout: 120_000 
     const gateway = await startDenoAccountingGateway({
       mockUrl: mock.url,
       permissions: ['--allow-net', '--allow-env', '--allow-read'],
+      environment,
     });
     try {
       expect(gateway.output()).toMatch(/"level":"error","message":"no database: serving the master key only/);
-      expect(gateway.output()).toContain('PGlite needs write access');
+      expect(gateway.output()).toContain(`${name} needs write access`);
       expect(gateway.output()).toContain('"database":"none"');
       expect((await rawChat(gateway, accountingMasterKey)).status).toBe(200);
       expect((await adminCall(gateway, 'POST', '/keys', { name: 'nowhere' })).status).toBe(404);
     } finally {
       expect(await gateway.stop()).toBe(0);
+    }
+  });
+});
+
+describe('the Deno server with TORII_DATABASE=off', { timeout: 120_000 }, () => {
+  it('opens no database, writes nothing to its data directory, and serves the master key only', async () => {
+    const mock = await startMockUpstream();
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'torii-e2e-deno-off-'));
+    const gateway = await startDenoAccountingGateway({
+      mockUrl: mock.url,
+      dataDirectory,
+      environment: { TORII_DATABASE: 'off' },
+    });
+    try {
+      expect(gateway.output()).toContain('TORII_DATABASE=off');
+      expect(gateway.output()).toContain('"database":"none"');
+      expect((await rawChat(gateway, accountingMasterKey)).status).toBe(200);
+      expect((await adminCall(gateway, 'POST', '/keys', { name: 'nowhere' })).status).toBe(404);
+      expect(readdirSync(dataDirectory)).toEqual([]);
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+      await mock.close();
     }
   });
 });
