@@ -1,4 +1,4 @@
-import { formatColumns } from './bench-report.ts';
+import { formatColumns } from './bench-tables.ts';
 
 /**
  * The "many keys, cold cache -> warm" report of `pnpm bench:keys`: one row per time slice (one short wrk run) with its

@@ -91,11 +91,11 @@ describe('networkFindings and formatNetwork', () => {
     expect(networkFindings([quietWindow()], ledger)).toEqual([]);
     const text = formatNetwork([quietWindow()], ledger);
     expect(text).toContain(
-      'torii-key chat c32 max: 30000 requests in 3.0 s; per 1,000 requests: Redis 0.80 commands (8.0/s), ' +
+      'production chat c32 max: 30000 requests in 3.0 s; per 1,000 requests: Redis 0.80 commands (8.0/s), ' +
         'Postgres 2.00 transactions and 1000 inserted rows',
     );
     expect(text).toContain('Redis by command per 1,000 requests: set 0.40, get 0.30, evalsha 0.10');
-    expect(text).toContain('ledger rows for the bench key after torii exited: 30020 for 30000 completed requests');
+    expect(text).toContain('ledger rows for the bench key after production exited: 30020 for 30000 completed requests');
     expect(text).not.toContain('WARNING');
   });
 
@@ -105,10 +105,10 @@ describe('networkFindings and formatNetwork', () => {
       undefined,
     );
     expect(findings).toContainEqual(
-      'torii-key chat c32 max: Redis GET 1000.0 per 1,000 requests: a call on the request path',
+      'production chat c32 max: Redis GET 1000.0 per 1,000 requests: a call on the request path',
     );
     expect(findings).toContainEqual(
-      'torii-key chat c32 max: 1000.0 Postgres transactions per 1,000 requests: a query on the request path',
+      'production chat c32 max: 1000.0 Postgres transactions per 1,000 requests: a query on the request path',
     );
     expect(formatNetwork([quietWindow({ redisCommands: { get: 30_000 } })], undefined)).toContain('WARNING: ');
   });
@@ -116,21 +116,21 @@ describe('networkFindings and formatNetwork', () => {
   it('flags Redis traffic that grows with the rate although it stays under one call per 10 requests', () => {
     const findings = networkFindings([quietWindow({ redisCommands: { evalsha: 1_290 } })], undefined);
     expect(findings).toEqual([
-      'torii-key chat c32 max: 430 Redis commands per second, more than background timers explain (43.0 per 1,000 ' +
+      'production chat c32 max: 430 Redis commands per second, more than background timers explain (43.0 per 1,000 ' +
         'requests: not per request, but growing with the request rate)',
     ]);
   });
 
   it('flags more than one ledger row per request, missing rows, and a window without requests', () => {
     expect(networkFindings([quietWindow({ postgresInsertedRows: 60_000 })], undefined)).toEqual([
-      'torii-key chat c32 max: 2000 inserted rows per 1,000 requests: more than one row per request',
+      'production chat c32 max: 2000 inserted rows per 1,000 requests: more than one row per request',
     ]);
     expect(networkFindings([], { rows: 29_000, completedRequests: 30_000, uncountedAtMost: 32 })).toEqual([
       'ledger: 29000 rows for the bench key, expected 30000 to 30032 (one per request made with it)',
     ]);
     expect(networkFindings([], { rows: 30_033, completedRequests: 30_000, uncountedAtMost: 32 })).toHaveLength(1);
     expect(networkFindings([quietWindow({ requests: 0 })], undefined)).toEqual([
-      'torii-key chat c32 max: no requests completed, nothing to attribute the counts to',
+      'production chat c32 max: no requests completed, nothing to attribute the counts to',
     ]);
   });
 });
@@ -143,7 +143,7 @@ describe('networkDocument', () => {
       uncountedAtMost: 52,
     }) as { measurements: Record<string, unknown>[]; ledger: Record<string, unknown> };
     expect(document.measurements[0]).toEqual({
-      target: 'torii-key',
+      target: 'production',
       scenario: 'chat',
       connections: 32,
       requests: 30_000,

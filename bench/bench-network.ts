@@ -1,8 +1,9 @@
 /**
  * The network evidence of the bench: how many Redis commands and Postgres transactions and rows the gateway caused
- * while the `torii-key` rows were measured, per 1,000 requests. With a warm cache the request path should make no
- * network call for auth, limits or budget: Redis sees a few background calls per second (lease refills, budget
- * pushes and refreshes) and Postgres about one transaction per ledger batch (up to 500 rows) and one row per request.
+ * while the `production` shape (driven with its virtual key) was measured at the fixed rate, per 1,000 requests.
+ * With a warm cache the request path should make no network call for auth, limits or budget: Redis sees a few
+ * background calls per second (lease refills, budget pushes and refreshes) and Postgres about one transaction per
+ * ledger batch (up to 500 rows) and one row per request.
  * Pure functions, no I/O, so they are unit tested; the counters are read by `bench-services.ts`.
  */
 
@@ -35,7 +36,7 @@ export interface NetworkWindow {
 
 /** The exact cross-check of the ledger: rows written for the bench key against the requests made with it. */
 export interface LedgerCheck {
-  /** `usage_events` rows with the bench key's id, counted after torii drained its usage queue and exited. */
+  /** `usage_events` rows with the bench key's id, counted after production drained its usage queue and exited. */
   rows: number;
   /** Requests with the key that wrk (and the bench's own check request) saw completed. */
   completedRequests: number;
@@ -136,7 +137,7 @@ export const backgroundCallsPerSecond = 50;
 export function networkDocument(windows: readonly NetworkWindow[], ledger: LedgerCheck | undefined): object {
   return {
     measurements: windows.map((window) => ({
-      target: 'torii-key',
+      target: 'production',
       scenario: window.scenario,
       connections: window.connections,
       ...(window.rate === undefined ? {} : { rate: window.rate }),
@@ -175,7 +176,7 @@ export function networkDocument(windows: readonly NetworkWindow[], ledger: Ledge
 export function networkFindings(windows: readonly NetworkWindow[], ledger: LedgerCheck | undefined): string[] {
   const findings: string[] = [];
   for (const window of windows) {
-    const label = `torii-key ${window.scenario} c${window.connections} ${window.rate === undefined ? 'max' : `${window.rate} rps`}`;
+    const label = `production ${window.scenario} c${window.connections} ${window.rate === undefined ? 'max' : `${window.rate} rps`}`;
     if (window.requests === 0) {
       findings.push(`${label}: no requests completed, nothing to attribute the counts to`);
       continue;
@@ -233,7 +234,7 @@ export function formatNetwork(windows: readonly NetworkWindow[], ledger: LedgerC
       .join(', ');
     const redisTotal = totalRedisCalls(window);
     lines.push(
-      `torii-key ${window.scenario} c${window.connections} ${load}: ${window.requests} requests in ` +
+      `production ${window.scenario} c${window.connections} ${load}: ${window.requests} requests in ` +
         `${window.seconds.toFixed(1)} s; per 1,000 requests: Redis ${perThousand(redisTotal, window.requests).toFixed(2)} ` +
         `commands (${(window.seconds > 0 ? redisTotal / window.seconds : 0).toFixed(1)}/s), ` +
         `Postgres ${perThousand(window.postgresTransactions, window.requests).toFixed(2)} transactions and ` +
@@ -247,7 +248,7 @@ export function formatNetwork(windows: readonly NetworkWindow[], ledger: LedgerC
   );
   if (ledger !== undefined) {
     lines.push(
-      `ledger rows for the bench key after torii exited: ${ledger.rows} for ${ledger.completedRequests} completed ` +
+      `ledger rows for the bench key after production exited: ${ledger.rows} for ${ledger.completedRequests} completed ` +
         `requests (wrk leaves up to ${ledger.uncountedAtMost} in-flight requests uncounted)`,
     );
   }

@@ -90,14 +90,17 @@ export function spawnPinned(options: {
   name: string;
   cpu: number;
   command: string[];
-  environment?: Record<string, string>;
+  /** Added to this process's environment; a variable set to `undefined` is removed from it. */
+  environment?: Record<string, string | undefined>;
   workingDirectory?: string;
   logPath: string;
 }): ManagedProcess {
   const logDescriptor = openSync(options.logPath, 'a');
+  const environment: Record<string, string | undefined> = { ...process.env, ...options.environment };
+  for (const name of Object.keys(environment)) if (environment[name] === undefined) delete environment[name];
   const child = spawn('taskset', ['-c', String(options.cpu), ...options.command], {
     cwd: options.workingDirectory,
-    env: { ...process.env, ...options.environment },
+    env: environment,
     stdio: ['ignore', logDescriptor, logDescriptor],
     detached: true,
   });
@@ -273,7 +276,7 @@ export async function startPinnedServer(options: {
   name: string;
   cpu: number;
   command: string[];
-  environment: Record<string, string>;
+  environment: Record<string, string | undefined>;
   workingDirectory: string;
   temporaryDirectory: string;
   port: number;
@@ -367,6 +370,38 @@ export function readProcessTicks(pids: number[]): number {
       // 14th and 15th fields of the whole line, so the 12th and 13th after the closing parenthesis.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       total += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Gone.
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU time of a process tree in clock ticks: for each pid (all its threads) user + system time plus that of its
+ * children it has reaped, so a worker that exited still counts through its parent.
+ */
+export function readTreeTicks(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      // Gone.
+    }
+  }
+  return total;
+}
+
+/** The sum over pids of each process's current RSS (VmRSS) in bytes; processes that are gone count 0. */
+export function readRssBytes(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match?.[1] !== undefined) total += Number(match[1]) * 1_024;
     } catch {
       // Gone.
     }

@@ -1,223 +1,255 @@
 import { describe, expect, it } from 'vitest';
+import { evaluateAcceptance, formatAcceptance } from './bench-checks.ts';
+import type { MeasurementKind, TargetName } from './bench-plan.ts';
 import {
-  medianOfRounds,
-  pairedRounds,
-  compareToFloor,
-  evaluateAcceptance,
-  formatAcceptance,
-  formatLoadSide,
-  formatTable,
+  crossChecks,
   measurementKey,
-  resultsDocument,
+  mergeRounds,
+  pairedMedian,
+  peakRssByShape,
+  roundRow,
+  summarizeScenario,
+  summaryDocument,
   type BenchRow,
-  type TargetName,
+  type RunResult,
 } from './bench-report.ts';
+import { formatCrossCheck, formatLoadSide, formatRowsTable, formatScenarioTable } from './bench-tables.ts';
 import { parseWrkOutput } from './bench-wrk.ts';
 
-function row(target: TargetName, overrides: Partial<BenchRow> = {}): BenchRow {
-  return {
+/** A row of three rounds with the same figures (override `rounds` for drift). */
+function row(target: TargetName, measurement: MeasurementKind, overrides: Partial<BenchRow> = {}): BenchRow {
+  const base: BenchRow = {
     target,
     scenario: 'chat',
-    connections: 32,
+    measurement,
+    generator: measurement === 'hey' ? 'hey' : measurement === 'first-byte' ? 'first-byte' : 'wrk',
+    connections: measurement === 'max' ? 32 : measurement === 'c1' || measurement === 'first-byte' ? 1 : 20,
+    ...(measurement === 'rate' || measurement === 'hey' ? { rate: 1_000 } : {}),
+    requests: 30_000,
     rps: 10_000,
     p50_ms: 1,
     p99_ms: 2,
     errors: 0,
+    cpu_ms_per_request: 0.1,
     peak_rss_mb: 80,
-    cold_start_s: 0.2,
+    cold_start_s: target === 'production-master' ? null : 0.2,
+    rounds: [],
     ...overrides,
   };
+  if (overrides.rounds === undefined) {
+    base.rounds = [1, 2, 3].map((round) => ({
+      round,
+      rps: base.rps,
+      p50_ms: base.p50_ms,
+      p99_ms: base.p99_ms,
+      cpu_ms_per_request: base.cpu_ms_per_request,
+    }));
+  }
+  return base;
 }
 
-/** A complete run where torii meets every threshold. */
+/** A complete run where every check passes. */
 function passingRun(): BenchRow[] {
+  const stream = { scenario: 'chat-stream' };
   return [
-    row('mock', { rps: 30_000 }),
-    row('floor', { rps: 10_000 }),
-    row('torii', { rps: 6_000 }),
-    row('floor', { connections: 20, rate: 2_000, p50_ms: 0.5 }),
-    row('torii', { connections: 20, rate: 2_000, p50_ms: 0.7 }),
-    row('torii', { connections: 10, rps: 5_000 }),
-    row('torii', { connections: 100, rps: 5_500, peak_rss_mb: 110 }),
-    row('floor', { connections: 100, peak_rss_mb: 90 }),
-    row('torii-key', { rps: 5_400, cold_start_s: null }),
-    row('torii-key', { connections: 20, rate: 2_000, p50_ms: 0.75, p99_ms: 2.4, cold_start_s: null }),
+    row('mock', 'max', { rps: 30_000 }),
+    row('floor', 'max', { rps: 10_000 }),
+    row('embedded', 'max', { rps: 6_000 }),
+    row('production', 'max', { rps: 6_500 }),
+    row('lean', 'max', { rps: 8_000 }),
+    row('floor', 'rate', { p50_ms: 0.5, p99_ms: 3 }),
+    row('embedded', 'rate', { p50_ms: 0.7, p99_ms: 4.5 }),
+    row('production', 'rate', { p50_ms: 0.7, p99_ms: 3.8 }),
+    row('lean', 'rate', { p50_ms: 0.6, p99_ms: 3.2 }),
+    row('floor', 'c1', { p50_ms: 0.3 }),
+    row('embedded', 'c1', { p50_ms: 0.4 }),
+    row('production', 'c1', { p50_ms: 0.42 }),
+    row('production-master', 'c1', { p50_ms: 0.39 }),
+    row('lean', 'c1', { p50_ms: 0.35 }),
+    row('floor', 'max', { ...stream, rps: 9_000, peak_rss_mb: 100 }),
+    row('embedded', 'max', { ...stream, rps: 5_000, peak_rss_mb: 140 }),
+    row('production', 'max', { ...stream, rps: 4_600 }),
+    row('lean', 'max', { ...stream, rps: 6_000 }),
+    row('floor', 'first-byte', { ...stream, p50_ms: 0.5 }),
+    row('embedded', 'first-byte', { ...stream, p50_ms: 0.58 }),
+    row('production', 'first-byte', { ...stream, p50_ms: 0.6 }),
+    row('lean', 'first-byte', { ...stream, p50_ms: 0.55 }),
+    row('floor', 'hey', { p50_ms: 0.6, p99_ms: 3.1 }),
   ];
 }
 
-describe('compareToFloor', () => {
-  it('compares with the floor row of the same scenario, connections and rate', () => {
-    const rows = passingRun();
-    const torii = rows.find((candidate) => candidate.target === 'torii' && candidate.rate === 2_000)!;
-    const comparison = compareToFloor(torii, rows);
-    expect(comparison.rpsRatio).toBeCloseTo(1);
-    expect(comparison.p50DeltaMs).toBeCloseTo(0.2);
-    expect(compareToFloor(rows[2]!, rows).rpsRatio).toBeCloseTo(0.6);
-  });
-
-  it('returns nulls without a floor row, and no ratio when the floor did nothing', () => {
-    expect(compareToFloor(row('torii', { connections: 7 }), passingRun())).toEqual({
-      rpsRatio: null,
-      p50DeltaMs: null,
-    });
-    const rows = [row('floor', { rps: 0, p50_ms: 1 }), row('torii', { p50_ms: 1.5 })];
-    expect(compareToFloor(rows[1]!, rows)).toEqual({ rpsRatio: null, p50DeltaMs: 0.5 });
-  });
-
-  it('keeps fixed-rate and max-throughput rows apart', () => {
-    expect(measurementKey({ scenario: 'chat', connections: 20, rate: 2_000 })).not.toBe(
-      measurementKey({ scenario: 'chat', connections: 20 }),
-    );
-  });
-});
+const statuses = (rows: BenchRow[]) => evaluateAcceptance(rows).map((check) => check.status);
+const change = (predicate: (candidate: BenchRow) => boolean, overrides: Partial<BenchRow>): BenchRow[] =>
+  passingRun().map((candidate) =>
+    predicate(candidate)
+      ? row(candidate.target, candidate.measurement, { ...candidate, rounds: undefined as never, ...overrides })
+      : candidate,
+  );
+const is =
+  (target: TargetName, measurement: MeasurementKind, scenario = 'chat') =>
+  (candidate: BenchRow): boolean =>
+    candidate.target === target && candidate.measurement === measurement && candidate.scenario === scenario;
 
 describe('evaluateAcceptance', () => {
-  it('passes every check on a good run', () => {
+  it('passes every check on a good run, one line per check of the issue', () => {
     const checks = evaluateAcceptance(passingRun());
-    expect(checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass']);
-    expect(formatAcceptance(checks)).toContain('PASS: 7/7 acceptance checks passed');
-    expect(checks[5]!.name).toBe('torii-key throughput >= 90% of torii (chat, 32 connections)');
-    expect(checks[5]!.detail).toBe('5400 vs 6000 rps = 90.0%');
-    expect(checks[6]!.name).toBe('torii-key p99 within 0.5 ms of torii (chat, fixed rate)');
-    expect(checks[6]!.detail).toBe('2.400 vs 2.000 ms at 2000 rps = +0.400 ms');
+    expect(checks.map((check) => check.status)).toEqual(Array(15).fill('pass'));
+    expect(formatAcceptance(checks)).toContain('PASS: 15/15 acceptance checks passed');
+    expect(checks.map((check) => check.name)).toEqual([
+      'production max rps >= 0.6x floor (chat)',
+      'production p99 at the fixed rate within 1 ms of floor (chat)',
+      'virtual key adds <= 0.05 ms p50 at c=1 over the master key (chat, production vs production-master)',
+      'embedded max rps within 10% of production (chat)',
+      'embedded p99 at the fixed rate within 1 ms of production (chat)',
+      'embedded peak RSS <= 1.5x floor',
+      'embedded first 200 within 1 s of exec',
+      'chat-stream: embedded max rps >= 0.5x floor',
+      'chat-stream: production max rps >= 0.5x floor',
+      'chat-stream: lean max rps >= 0.5x floor',
+      'chat-stream: embedded time to first byte at c=1 within 0.1 ms of floor (p50)',
+      'chat-stream: production time to first byte at c=1 within 0.1 ms of floor (p50)',
+      'chat-stream: lean time to first byte at c=1 within 0.1 ms of floor (p50)',
+      'production peak RSS <= 1.5x floor',
+      'lean peak RSS <= 1.5x floor',
+    ]);
+    expect(checks[0]!.detail).toBe('6500 vs 10000 rps = 65.0%; median of the per-round ratios 65.0%');
+    expect(checks[2]!.detail).toContain('0.420 vs 0.390 ms = +0.030 ms');
   });
 
   it('fails each threshold on its own', () => {
-    const statuses = (rows: BenchRow[]) => evaluateAcceptance(rows).map((check) => check.status);
-    const change = (predicate: (candidate: BenchRow) => boolean, overrides: Partial<BenchRow>): BenchRow[] =>
-      passingRun().map((candidate) => (predicate(candidate) ? { ...candidate, ...overrides } : candidate));
-    const toriiMax32 = (candidate: BenchRow) =>
-      candidate.target === 'torii' && candidate.connections === 32 && candidate.rate === undefined;
-    expect(statuses(change(toriiMax32, { rps: 4_999 }))[0]).toBe('fail');
-    expect(
-      statuses(
-        change((candidate) => candidate.target === 'torii' && candidate.rate !== undefined, { p50_ms: 0.81 }),
-      )[1],
-    ).toBe('fail');
-    expect(statuses(change(toriiMax32, { errors: 1 }))[2]).toBe('fail');
-    expect(
-      statuses(change((candidate) => candidate.target === 'torii' && candidate.connections === 100, { rps: 4_999 }))[3],
-    ).toBe('fail');
-    expect(
-      statuses(
-        change((candidate) => candidate.target === 'torii' && candidate.connections === 10, { peak_rss_mb: 136 }),
-      )[4],
-    ).toBe('fail');
+    const failing = (rows: BenchRow[]) =>
+      statuses(rows).flatMap((status, index) => (status === 'pass' ? [] : [`${index}:${status}`]));
+    expect(failing(change(is('production', 'max'), { rps: 5_999 }))).toEqual(['0:fail']);
+    expect(failing(change(is('production', 'rate'), { p99_ms: 4.01 }))).toEqual(['1:fail']);
+    expect(failing(change(is('production', 'c1'), { p50_ms: 0.45 }))).toEqual(['2:fail']);
+    expect(failing(change(is('embedded', 'max'), { rps: 5_800 }))).toEqual(['3:fail']);
+    expect(failing(change(is('embedded', 'rate'), { p99_ms: 4.9 }))).toEqual(['4:fail']);
+    expect(failing(change(is('embedded', 'rate'), { peak_rss_mb: 151 }))).toEqual(['5:fail']);
+    expect(failing(change((candidate) => candidate.target === 'embedded', { cold_start_s: 1.2 }))).toEqual(['6:fail']);
+    expect(failing(change(is('lean', 'max', 'chat-stream'), { rps: 4_400 }))).toEqual(['9:fail']);
+    expect(failing(change(is('production', 'first-byte', 'chat-stream'), { p50_ms: 0.65 }))).toEqual(['11:fail']);
+    expect(failing(change(is('production-master', 'c1'), { peak_rss_mb: 160 }))).toEqual(['13:fail']);
   });
 
-  it('fails the torii-key checks on their own thresholds and on errors, and leaves the first five alone', () => {
-    const statuses = (rows: BenchRow[]) => evaluateAcceptance(rows).map((check) => check.status);
-    const change = (predicate: (candidate: BenchRow) => boolean, overrides: Partial<BenchRow>): BenchRow[] =>
-      passingRun().map((candidate) => (predicate(candidate) ? { ...candidate, ...overrides } : candidate));
-    const keyMax = (candidate: BenchRow) => candidate.target === 'torii-key' && candidate.rate === undefined;
-    const keyRate = (candidate: BenchRow) => candidate.target === 'torii-key' && candidate.rate !== undefined;
-    expect(statuses(change(keyMax, { rps: 5_399 }))).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'fail', 'pass']);
-    expect(statuses(change(keyRate, { p99_ms: 2.51 }))).toEqual([
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'fail',
-    ]);
-    // A refused request (429, 402) answers fast: errors fail the key's check even when its numbers look good.
-    const withErrors = evaluateAcceptance(change(keyMax, { rps: 9_000, errors: 3 }));
-    expect(withErrors[5]!.status).toBe('fail');
-    expect(withErrors[5]!.detail).toContain('3 errors on the torii-key row');
-    expect(withErrors[2]!.status).toBe('pass');
-    // The torii-key p99 check compares with torii's row at the lowest fixed rate, as the p50 check does.
-    const higherRate = [
-      ...passingRun(),
-      row('torii', { connections: 20, rate: 4_000, p99_ms: 50 }),
-      row('torii-key', { connections: 20, rate: 4_000, p99_ms: 10 }),
-    ];
-    expect(evaluateAcceptance(higherRate)[6]!.detail).toContain('at 2000 rps');
-    const noKey = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii-key'));
-    expect(noKey.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'missing', 'missing']);
-    expect(formatAcceptance(noKey)).toContain('FAIL: 5/7');
-  });
-
-  it('judges torii-key on rounds paired back to back with torii when there are several', () => {
-    const rounds = (target: TargetName, values: [number, number][]) =>
-      values.map(([rps, p99]) => ({ row: row(target, { rps, p99_ms: p99 }) }));
-    // Drift between rounds: the row medians say 10,115 vs 13,300 (76%), the pairs 116%, 97%, 76% (median 97%).
-    const key = rounds('torii-key', [
-      [10_622, 13.2],
-      [12_949, 9.6],
-      [10_115, 19.7],
-    ]);
-    const master = rounds('torii', [
-      [9_135, 33.3],
-      [13_352, 9.4],
-      [13_300, 8.6],
-    ]);
-    const paired = pairedRounds(key, master)!;
-    expect(paired.paired_rps_ratio).toBeCloseTo(12_949 / 13_352, 6);
-    expect(paired.paired_p99_delta_ms).toBeCloseTo(0.2, 6);
-    expect(pairedRounds(key.slice(0, 1), master.slice(0, 1))).toBeUndefined();
-    expect(pairedRounds(key, master.slice(0, 2))).toBeUndefined();
-    const run = passingRun().map((candidate) =>
-      candidate.target === 'torii-key' && candidate.rate === undefined
-        ? { ...candidate, rps: 4_000, paired_rps_ratio: 0.95 }
-        : candidate,
-    );
-    const check = evaluateAcceptance(run)[5]!;
+  it('judges on the per-round pairs, not on row medians from different rounds', () => {
+    // Drift: the floor's rounds run at 10k, 6k, 10k; production's at 6.5k, 3.9k, 4k. Row medians: 10k vs 4k (40%),
+    // pairs 65%, 65%, 40% (median 65%).
+    const rows = passingRun().map((candidate) => {
+      if (is('floor', 'max')(candidate)) {
+        return row('floor', 'max', {
+          rps: 10_000,
+          rounds: [10_000, 6_000, 10_000].map((rps, index) => ({
+            round: index + 1,
+            rps,
+            p50_ms: 1,
+            p99_ms: 2,
+            cpu_ms_per_request: null,
+          })),
+        });
+      }
+      if (is('production', 'max')(candidate)) {
+        return row('production', 'max', {
+          rps: 4_000,
+          rounds: [6_500, 3_900, 4_000].map((rps, index) => ({
+            round: index + 1,
+            rps,
+            p50_ms: 1,
+            p99_ms: 2,
+            cpu_ms_per_request: null,
+          })),
+        });
+      }
+      return candidate;
+    });
+    const check = evaluateAcceptance(rows)[0]!;
     expect(check.status).toBe('pass');
-    expect(check.detail).toContain('median of the per-round ratios 95.0%');
-    const failing = run.map((candidate) =>
-      candidate.paired_rps_ratio === undefined ? candidate : { ...candidate, paired_rps_ratio: 0.85 },
-    );
-    expect(evaluateAcceptance(failing)[5]!.status).toBe('fail');
+    expect(check.detail).toBe('4000 vs 10000 rps = 40.0%; median of the per-round ratios 65.0%');
   });
 
-  it('says when torii could not reach the fixed rate', () => {
-    const rows = passingRun().map((candidate) =>
-      candidate.target === 'torii' && candidate.rate !== undefined
-        ? { ...candidate, rps: 1_200, p50_ms: 9 }
-        : candidate,
-    );
-    const latency = evaluateAcceptance(rows)[1]!;
-    expect(latency.status).toBe('fail');
-    expect(latency.detail).toContain('reached only 1200 rps: saturated');
-    expect(formatLoadSide(rows.map((candidate) => ({ row: candidate })))).toContain(
-      'NOTE: torii chat at 2000 rps delivered only 1200 rps',
-    );
+  it('fails a check whose rows have errors, and notes a missed rate', () => {
+    const withErrors = evaluateAcceptance(change(is('production', 'c1'), { errors: 3 }))[2]!;
+    expect(withErrors.status).toBe('fail');
+    expect(withErrors.detail).toContain('3 errors on these rows');
+    const saturated = evaluateAcceptance(change(is('production', 'rate'), { rps: 700, p99_ms: 90 }))[1]!;
+    expect(saturated.detail).toContain('production reached only 700 rps (saturated');
   });
 
   it('reports missing rows as missing, which is not a pass', () => {
-    const checks = evaluateAcceptance(passingRun().filter((candidate) => candidate.target !== 'torii'));
-    expect(checks.every((check) => check.status === 'missing')).toBe(true);
-    expect(formatAcceptance(checks)).toContain('FAIL: 0/7');
+    const checks = evaluateAcceptance(passingRun().filter((candidate) => !candidate.target.startsWith('production')));
+    expect(checks.filter((check) => check.status === 'missing')).toHaveLength(8);
+    expect(formatAcceptance(checks)).toContain('FAIL: 7/15');
   });
 });
 
-describe('resultsDocument', () => {
-  it('writes exactly the contract fields, rounded, with rate only on fixed-rate rows', () => {
-    const document = resultsDocument([
-      row('torii', { rps: 1234.5678, p50_ms: 0.123456, peak_rss_mb: null }),
-      row('floor', { rate: 2_000, connections: 20 }),
-    ]);
-    expect(Object.keys(document.rows[0]!)).toEqual([
-      'target',
-      'scenario',
-      'connections',
-      'rps',
-      'p50_ms',
-      'p99_ms',
-      'errors',
-      'peak_rss_mb',
-      'cold_start_s',
-    ]);
-    expect(document.rows[0]).toMatchObject({ rps: 1234.6, p50_ms: 0.123, peak_rss_mb: null });
-    expect(document.rows[1]!.rate).toBe(2_000);
-    expect(document).not.toHaveProperty('network');
-    expect(resultsDocument([], { measurements: [] })).toEqual({ rows: [], network: { measurements: [] } });
+describe('mergeRounds and pairedMedian', () => {
+  const run = (round: number, rps: number, p50: number, overrides: Partial<RunResult> = {}): RunResult => ({
+    round,
+    rps,
+    p50_ms: p50,
+    p99_ms: p50 * 3,
+    cpu_ms_per_request: rps / 100_000,
+    requests: rps,
+    errors: 0,
+    peakRssMb: 50 + round,
+    ...overrides,
+  });
+  const identity = { target: 'lean', scenario: 'chat', measurement: 'max', generator: 'wrk', connections: 32 } as const;
+
+  it('takes the median of each figure, sums requests and errors, keeps the highest RSS and every round', () => {
+    const merged = mergeRounds(
+      identity,
+      [run(1, 100, 3, { errors: 1 }), run(2, 300, 1), run(3, 200, 2, { errors: 2 })],
+      0.3,
+    )!;
+    expect(merged.row).toMatchObject({
+      rps: 200,
+      p50_ms: 2,
+      p99_ms: 6,
+      errors: 3,
+      requests: 600,
+      peak_rss_mb: 53,
+      cpu_ms_per_request: 0.002,
+      cold_start_s: 0.3,
+    });
+    expect(merged.row.rounds.map((each) => each.round)).toEqual([1, 2, 3]);
+    expect(mergeRounds(identity, [], null)).toBeUndefined();
+  });
+
+  it('pairs rounds by number and skips rounds only one side ran', () => {
+    const shape = mergeRounds(identity, [run(1, 100, 1.5), run(2, 300, 1.2), run(3, 200, 1.9)], null)!.row;
+    const floor = mergeRounds({ ...identity, target: 'floor' }, [run(1, 200, 1), run(3, 250, 1.1)], null)!.row;
+    expect(pairedMedian(shape, floor, (round) => round.rps, 'ratio')).toBeCloseTo((0.5 + 0.8) / 2, 9);
+    expect(pairedMedian(shape, floor, (round) => round.p50_ms, 'difference')).toBeCloseTo(0.65, 9);
+    expect(pairedMedian(shape, undefined, (round) => round.rps, 'ratio')).toBeUndefined();
   });
 });
 
-describe('formatTable and formatLoadSide', () => {
-  it('prints one line per row with the floor comparison and flags noisy rows', () => {
+describe('summarizeScenario and the tables', () => {
+  it('summarizes each target with the paired comparisons, the key cost and the services counts', () => {
+    const reportRows = passingRun().map((candidate) => ({ row: candidate }));
+    const chat = summarizeScenario(reportRows, 'chat', [
+      { scenario: 'chat', redisCommandsPer1000: 5.5, postgresTransactionsPer1000: 2.1 },
+    ]);
+    expect(chat.map((line) => line.target)).toEqual(['floor', 'embedded', 'production', 'lean', 'production-master']);
+    const production = chat.find((line) => line.target === 'production')!;
+    expect(production).toMatchObject({ maxRps: 6_500, redisPer1000: 5.5, postgresPer1000: 2.1 });
+    expect(production.maxRpsRatio).toBeCloseTo(0.65, 9);
+    expect(production.rateP99MinusFloorMs).toBeCloseTo(0.8, 9);
+    expect(production.addedP50C1Ms).toBeCloseTo(0.12, 9);
+    expect(production.keyAddedP50C1Ms).toBeCloseTo(0.03, 9);
+    expect(chat.find((line) => line.target === 'lean')).toMatchObject({ redisPer1000: 0, postgresPer1000: 0 });
+    expect(chat.find((line) => line.target === 'floor')).toMatchObject({ maxRpsRatio: null, redisPer1000: null });
+    expect(summaryDocument(production)).toMatchObject({ max_rps: 6_500, c1_key_added_p50_ms: 0.03 });
+
+    const stream = summarizeScenario(reportRows, 'chat-stream');
+    expect(stream.find((line) => line.target === 'embedded')!.ttfbMinusFloorMs).toBeCloseTo(0.08, 9);
+    const table = formatScenarioTable(stream, { stream: true }).split('\n');
+    expect(table[0]).toMatch(/^target\s+max_rps\s+x_floor\s+p50@rate\s+p99@rate\s+p99-floor\s+c1_added_p50\s+ttfb_p50/);
+    expect(table.find((line) => line.startsWith('lean'))).toMatch(/n\.a\.\s+n\.a\./);
+    expect(formatScenarioTable(chat, { stream: false })).toContain('+0.120 (key +0.030)');
+  });
+
+  it('prints every row with its paired floor differences, the load side and the hey cross-check', () => {
     const load = {
       cpu0Percent: 99,
       cpu1Percent: 60,
@@ -226,16 +258,57 @@ describe('formatTable and formatLoadSide', () => {
       targetPercent: 97,
       otherPercent: 25,
     };
-    const reportRows = passingRun().map((candidate) => ({ row: candidate, load }));
-    const table = formatTable(reportRows).split('\n');
+    const rows = [...passingRun(), row('production', 'hey', { p50_ms: 0.7, p99_ms: 3.9, rps: 990 })];
+    const reportRows = rows.map((candidate) => ({ row: candidate, load }));
+    const table = formatRowsTable(reportRows).split('\n');
     expect(table).toHaveLength(2 + reportRows.length);
-    expect(table[0]).toMatch(/^target\s+scenario\s+conns\s+rate\s+rps/);
-    expect(table[4]).toMatch(/^torii\s+chat\s+32\s+max\s+6000 .* 0\.60 /);
+    expect(table.find((line) => /^production\s+chat\s+rate/.test(line))).toMatch(/\+0\.200\s+\+0\.800/);
     const loadSide = formatLoadSide(reportRows);
     expect(loadSide).toContain('30000 rps = 3.00x the floor');
-    expect(loadSide).toContain('during torii runs: wrk used at most 20% of CPU 1');
-    expect(loadSide).toContain('during torii-key runs: wrk used at most 20% of CPU 1');
+    expect(loadSide).toContain('during production-master runs: wrk used at most 20% of CPU 1');
     expect(loadSide).toContain('WARNING: other processes');
+    const checks = crossChecks(rows);
+    expect(checks.map((each) => [each.target, each.wrk?.p99_ms, each.hey.p99_ms])).toEqual([
+      ['floor', 3, 3.1],
+      ['production', 3.8, 3.9],
+    ]);
+    expect(formatCrossCheck(checks)).toMatch(/production\s+1000\s+10000\s+990\s+0\.700\s+0\.7\s+3\.800\s+3\.9\s+0/);
+  });
+
+  it("reports each shape's highest peak RSS, production-master counted as production", () => {
+    const rows = change(is('production-master', 'c1'), { peak_rss_mb: 120 });
+    expect(peakRssByShape(rows)).toEqual([
+      { target: 'floor', peakRssMb: 100 },
+      { target: 'embedded', peakRssMb: 140 },
+      { target: 'production', peakRssMb: 120 },
+      { target: 'lean', peakRssMb: 80 },
+    ]);
+  });
+});
+
+describe('roundRow', () => {
+  it('writes the contract fields in order, rounded, with rate only on fixed-rate rows', () => {
+    const written = roundRow(row('lean', 'max', { rps: 1234.5678, p50_ms: 0.123456, peak_rss_mb: null }));
+    expect(Object.keys(written)).toEqual([
+      'target',
+      'scenario',
+      'measurement',
+      'generator',
+      'connections',
+      'requests',
+      'rps',
+      'p50_ms',
+      'p99_ms',
+      'errors',
+      'cpu_ms_per_request',
+      'peak_rss_mb',
+      'cold_start_s',
+      'rounds',
+    ]);
+    expect(written).toMatchObject({ rps: 1234.6, p50_ms: 0.123, peak_rss_mb: null });
+    expect(written.rounds[0]).toEqual({ round: 1, rps: 1234.6, p50_ms: 0.123, p99_ms: 2, cpu_ms_per_request: 0.1 });
+    expect(roundRow(row('floor', 'rate')).rate).toBe(1_000);
+    expect(measurementKey(row('floor', 'rate'))).not.toBe(measurementKey(row('floor', 'hey')));
   });
 });
 
@@ -255,19 +328,5 @@ describe('parseWrkOutput', () => {
 
   it('throws when wrk printed no result', () => {
     expect(() => parseWrkOutput('unable to connect')).toThrow(/BENCH_RESULT/);
-  });
-});
-
-describe('medianOfRounds', () => {
-  it('takes the median of each figure, sums errors and keeps the highest RSS', () => {
-    const rounds = [
-      { row: row('torii', { rps: 100, p50_ms: 3, p99_ms: 9, errors: 1, peak_rss_mb: 50 }) },
-      { row: row('torii', { rps: 300, p50_ms: 1, p99_ms: 7, errors: 0, peak_rss_mb: 70 }) },
-      { row: row('torii', { rps: 200, p50_ms: 2, p99_ms: 8, errors: 2, peak_rss_mb: 60 }) },
-    ];
-    const merged = medianOfRounds(rounds)!.row;
-    expect(merged).toMatchObject({ rps: 200, p50_ms: 2, p99_ms: 8, errors: 3, peak_rss_mb: 70 });
-    expect(medianOfRounds([])).toBeUndefined();
-    expect(medianOfRounds([rounds[0]!])).toBe(rounds[0]);
   });
 });

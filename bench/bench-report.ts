@@ -1,66 +1,56 @@
+import type { Generator, MeasurementKind, ShapeName, TargetName } from './bench-plan.ts';
+import { shapeNames } from './bench-plan.ts';
+
 /**
- * The benchmark report: rows as written to `bench/results/latest.json`, their comparison with the floor measured in
- * the same run, the acceptance checks, and the printed tables. Pure functions, no I/O, so they are unit tested.
+ * The benchmark's rows as written to `bench/results/latest.json`, how the rounds of a measurement merge into a row,
+ * the paired comparisons between targets measured in the same rounds, and the per-scenario summary of every target.
+ * Pure functions, no I/O, so they are unit tested (`bench-report.test.ts`); the tables are in `bench-tables.ts`, the
+ * acceptance checks in `bench-checks.ts`.
  */
 
-/**
- * Who served the load: the mock upstream directly, the bare pass-through proxy, the gateway with its master key
- * (`torii`), or the same gateway process with a virtual key that has RPM/TPM limits and a budget (`torii-key`).
- */
-export type TargetName = 'mock' | 'floor' | 'torii' | 'torii-key';
+/** One run of one target in one round of a measurement. */
+export interface RoundResult {
+  /** The round, 1-based; targets measured in the same round ran within seconds of each other. */
+  round: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** The target process tree's CPU time (user + system) over the run, per completed request; null if not read. */
+  cpu_ms_per_request: number | null;
+}
 
-/** Every target, in report order. */
-export const targetNames: readonly TargetName[] = ['mock', 'floor', 'torii', 'torii-key'];
-
 /**
- * One measurement: one target, one scenario, one connection count. Field names are the JSON contract of
- * `bench/results/latest.json`. `rate` is present only on fixed-rate rows (wrk paced to that many requests per second
- * in aggregate); rows without it ran as fast as the connections allowed.
+ * One measurement of one target: the medians of its rounds. Field names are the JSON contract of
+ * `bench/results/latest.json`. On `first-byte` rows `p50_ms` and `p99_ms` are times to the first body byte.
  */
 export interface BenchRow {
   target: TargetName;
   scenario: string;
+  measurement: MeasurementKind;
+  generator: Generator;
   connections: number;
+  /** Aggregate requests per second the load was paced to; only on fixed-rate rows (`rate`, `hey`). */
   rate?: number;
+  /** Requests completed over every round. */
+  requests: number;
   rps: number;
   p50_ms: number;
   p99_ms: number;
-  /** Non-2xx responses plus socket errors (connect, read, write, timeout) as counted by wrk. */
+  /** Non-2xx responses plus socket errors (connect, read, write, timeout), summed over the rounds. */
   errors: number;
-  /** Sum of the peak RSS (VmHWM) of the target's process tree during this measurement; null when not measured. */
+  /** Median over the rounds of the process tree's CPU ms per request; null when not measured. */
+  cpu_ms_per_request: number | null;
+  /** The highest peak RSS (VmHWM summed over the process tree) of the rounds; null when not measured. */
   peak_rss_mb: number | null;
-  /** Exec to the first 200 on a chat request, measured once per target at startup. */
+  /** Exec to the first 200 on a chat request, measured once per process at startup. */
   cold_start_s: number | null;
-  /**
-   * torii-key rows only: the median over rounds of this row's value against torii's in the same round (the two run
-   * back to back, or at a fixed rate at the same time, so the machine's drift between rounds cancels out): rps
-   * ratio, and p99 difference in ms.
-   */
-  paired_rps_ratio?: number;
-  paired_p99_delta_ms?: number;
+  /** Every round, for the paired comparisons (same-round differences). */
+  rounds: RoundResult[];
 }
 
 /**
- * The paired comparison of torii-key with torii: for each round the ratio of their rps and the difference of their
- * p99, measured back to back (at a fixed rate: at the same time); the medians of both. Undefined unless both have the same number of rounds (2 or more).
- */
-export function pairedRounds(
-  keyRounds: readonly ReportRow[] | undefined,
-  masterRounds: readonly ReportRow[] | undefined,
-): { paired_rps_ratio: number; paired_p99_delta_ms: number } | undefined {
-  if (keyRounds === undefined || masterRounds === undefined) return undefined;
-  if (keyRounds.length < 2 || keyRounds.length !== masterRounds.length) return undefined;
-  const pairs = keyRounds.map((round, index) => [round.row, masterRounds[index]!.row] as const);
-  if (pairs.some(([, master]) => master.rps <= 0)) return undefined;
-  return {
-    paired_rps_ratio: median(pairs.map(([key, master]) => key.rps / master.rps)),
-    paired_p99_delta_ms: median(pairs.map(([key, master]) => key.p99_ms - master.p99_ms)),
-  };
-}
-
-/**
- * Where the CPU time went during a measurement, in percent of one core, sampled over the middle of the run. The
- * target is pinned to CPU 0, the load generator (wrk) and the mock upstream to CPU 1.
+ * Where the CPU time went during a run, in percent of one core, sampled over the middle of the run. The target is
+ * pinned to CPU 0, the load generator, the mock upstream, PostgreSQL and Redis to CPU 1.
  */
 export interface LoadSideUsage {
   cpu0Percent: number;
@@ -78,33 +68,114 @@ export interface ReportRow {
   load?: LoadSideUsage;
 }
 
-/** A row's distance to the floor row of the same measurement. */
-export interface FloorComparison {
-  /** rps / floor rps; null when there is no floor row or the floor did nothing. */
-  rpsRatio: number | null;
-  /** p50 - floor p50, in ms; null when there is no floor row. */
-  p50DeltaMs: number | null;
+/** The network counts of the production shape at the fixed rate, per 1,000 requests (from `bench-network.ts`). */
+export interface ServiceCounts {
+  scenario: string;
+  redisCommandsPer1000: number;
+  postgresTransactionsPer1000: number;
 }
 
-/** The identity of a measurement across targets: scenario, connections and rate. */
-export function measurementKey(row: Pick<BenchRow, 'scenario' | 'connections' | 'rate'>): string {
-  return `${row.scenario}|${row.connections}|${row.rate ?? 'max'}`;
+/** The identity of a measurement across targets: kind, scenario, connections, rate. */
+export function measurementKey(row: Pick<BenchRow, 'measurement' | 'scenario' | 'connections' | 'rate'>): string {
+  return `${row.measurement}|${row.scenario}|${row.connections}|${row.rate ?? 'max'}`;
+}
+
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** One run as measured, before the rounds are merged. */
+export interface RunResult extends RoundResult {
+  requests: number;
+  errors: number;
+  peakRssMb: number | null;
+  load?: LoadSideUsage;
 }
 
 /**
- * Compares a row with the floor row of the same measurement in `rows`.
+ * Merges the runs of one target's measurement into its row: the median of rps, p50, p99 and CPU per request (each on
+ * its own), the sum of requests and errors, the highest peak RSS, and the load-side sample of the median-throughput
+ * run. Undefined without runs.
+ */
+export function mergeRounds(
+  identity: Pick<BenchRow, 'target' | 'scenario' | 'measurement' | 'generator' | 'connections' | 'rate'>,
+  runs: readonly RunResult[],
+  coldStartSeconds: number | null,
+): ReportRow | undefined {
+  if (runs.length === 0) return undefined;
+  const byThroughput = [...runs].sort((left, right) => left.rps - right.rps);
+  const middle = byThroughput[Math.floor(byThroughput.length / 2)]!;
+  const peaks = runs.map((run) => run.peakRssMb).filter((value): value is number => value !== null);
+  const cpu = runs.map((run) => run.cpu_ms_per_request).filter((value): value is number => value !== null);
+  const row: BenchRow = {
+    target: identity.target,
+    scenario: identity.scenario,
+    measurement: identity.measurement,
+    generator: identity.generator,
+    connections: identity.connections,
+    ...(identity.rate === undefined ? {} : { rate: identity.rate }),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    rps: median(runs.map((run) => run.rps)),
+    p50_ms: median(runs.map((run) => run.p50_ms)),
+    p99_ms: median(runs.map((run) => run.p99_ms)),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    cpu_ms_per_request: cpu.length === 0 ? null : median(cpu),
+    peak_rss_mb: peaks.length === 0 ? null : Math.max(...peaks),
+    cold_start_s: coldStartSeconds,
+    rounds: runs.map((run) => ({
+      round: run.round,
+      rps: run.rps,
+      p50_ms: run.p50_ms,
+      p99_ms: run.p99_ms,
+      cpu_ms_per_request: run.cpu_ms_per_request,
+    })),
+  };
+  return { row, ...(middle.load === undefined ? {} : { load: middle.load }) };
+}
+
+/** The row of `target` for a measurement kind and scenario (the first, if there are several connection counts). */
+export function findRow(
+  rows: readonly BenchRow[],
+  target: TargetName,
+  measurement: MeasurementKind,
+  scenario: string,
+  connections?: number,
+): BenchRow | undefined {
+  return rows.find(
+    (row) =>
+      row.target === target &&
+      row.measurement === measurement &&
+      row.scenario === scenario &&
+      (connections === undefined || row.connections === connections),
+  );
+}
+
+/**
+ * The median over the rounds both rows ran of `pick(row round) - pick(base round)` (`difference`) or their ratio
+ * (`ratio`): the two ran within seconds of each other in each round, so the machine's drift between rounds cancels
+ * out. Undefined when they share no round (or, for ratios, the base is 0 in every shared round).
  *
  * @example
- * compareToFloor(toriiRow, rows); // { rpsRatio: 0.72, p50DeltaMs: 0.18 }
+ * pairedMedian(production, floor, (round) => round.p50_ms, 'difference'); // 0.061 (ms added over the floor)
  */
-export function compareToFloor(row: BenchRow, rows: readonly BenchRow[]): FloorComparison {
-  const key = measurementKey(row);
-  const floor = rows.find((candidate) => candidate.target === 'floor' && measurementKey(candidate) === key);
-  if (floor === undefined) return { rpsRatio: null, p50DeltaMs: null };
-  return {
-    rpsRatio: floor.rps > 0 ? row.rps / floor.rps : null,
-    p50DeltaMs: row.p50_ms - floor.p50_ms,
-  };
+export function pairedMedian(
+  row: BenchRow | undefined,
+  base: BenchRow | undefined,
+  pick: (round: RoundResult) => number,
+  how: 'difference' | 'ratio',
+): number | undefined {
+  if (row === undefined || base === undefined) return undefined;
+  const values: number[] = [];
+  for (const round of row.rounds) {
+    const other = base.rounds.find((candidate) => candidate.round === round.round);
+    if (other === undefined) continue;
+    if (how === 'difference') values.push(pick(round) - pick(other));
+    else if (pick(other) > 0) values.push(pick(round) / pick(other));
+  }
+  return values.length === 0 ? undefined : median(values);
 }
 
 /** A fixed-rate row whose target delivered under 95% of the rate: it was saturated, not paced. */
@@ -112,397 +183,214 @@ export function missedRate(row: BenchRow): boolean {
   return row.rate !== undefined && row.rps < 0.95 * row.rate;
 }
 
-/** The outcome of one acceptance threshold. `missing` means a row it needs was not measured; it does not pass. */
-export interface AcceptanceCheck {
-  name: string;
-  status: 'pass' | 'fail' | 'missing';
-  detail: string;
-}
-
-/** The thresholds the gateway must meet on one core, chat non-stream. */
-export const acceptanceThresholds = {
-  minimumThroughputRatio: 0.5,
-  throughputConnections: 32,
-  maximumP50DeltaMs: 0.3,
-  lowConnections: 10,
-  highConnections: 100,
-  maximumRssRatio: 1.5,
-  /** torii-key (virtual key, limits, budget) against torii (master key), same process and run. */
-  minimumKeyThroughputRatio: 0.9,
-  maximumKeyP99DeltaMs: 0.5,
-} as const;
-
-function findRow(
-  rows: readonly BenchRow[],
-  target: TargetName,
-  scenario: string,
-  connections: number | undefined,
-  fixedRate: boolean,
-): BenchRow | undefined {
-  return rows.find(
-    (row) =>
-      row.target === target &&
-      row.scenario === scenario &&
-      (connections === undefined || row.connections === connections) &&
-      (row.rate !== undefined) === fixedRate,
-  );
-}
-
-function peakRss(rows: readonly BenchRow[], target: TargetName): number | null {
-  const values = rows.filter((row) => row.target === target && row.peak_rss_mb !== null).map((row) => row.peak_rss_mb!);
+/** The highest peak RSS over a target's rows (every scenario, or one); null when none was measured. */
+export function peakRss(rows: readonly BenchRow[], target: TargetName, scenario?: string): number | null {
+  const values = rows
+    .filter((row) => row.target === target && (scenario === undefined || row.scenario === scenario))
+    .map((row) => row.peak_rss_mb)
+    .filter((value): value is number => value !== null);
   return values.length === 0 ? null : Math.max(...values);
 }
 
-/**
- * Checks the acceptance thresholds against one run's rows: torii throughput >= 50% of the floor's at 32 connections;
- * torii p50 within 0.3 ms of the floor's at the fixed rate; no errors on any torii row; torii throughput at 100
- * connections >= at 10; torii peak RSS (the highest of its rows) <= 1.5x the floor's; torii-key throughput >= 90% of
- * torii's at 32 connections; torii-key p99 within 0.5 ms of torii's at the fixed rate. The two torii-key checks also
- * fail when the torii-key row has errors (a 429 or 402 answers fast, so it would flatter the numbers).
- */
-export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[] {
-  const thresholds = acceptanceThresholds;
-  const checks: AcceptanceCheck[] = [];
-  const missing = (name: string, what: string): AcceptanceCheck => ({
-    name,
-    status: 'missing',
-    detail: `not measured: ${what}`,
-  });
-  const verdict = (passed: boolean): 'pass' | 'fail' => (passed ? 'pass' : 'fail');
-
-  const throughputName = `throughput >= ${thresholds.minimumThroughputRatio * 100}% of floor (chat, ${thresholds.throughputConnections} connections)`;
-  const toriiThroughput = findRow(rows, 'torii', 'chat', thresholds.throughputConnections, false);
-  const floorThroughput = findRow(rows, 'floor', 'chat', thresholds.throughputConnections, false);
-  if (toriiThroughput === undefined || floorThroughput === undefined || floorThroughput.rps <= 0) {
-    checks.push(missing(throughputName, 'torii or floor chat row'));
-  } else {
-    const ratio = toriiThroughput.rps / floorThroughput.rps;
-    checks.push({
-      name: throughputName,
-      status: verdict(ratio >= thresholds.minimumThroughputRatio),
-      detail: `${formatNumber(toriiThroughput.rps, 0)} vs ${formatNumber(floorThroughput.rps, 0)} rps = ${formatPercent(ratio)}`,
-    });
-  }
-
-  const latencyName = `p50 within ${thresholds.maximumP50DeltaMs} ms of floor (chat, fixed rate)`;
-  // The acceptance rate is the lowest fixed rate measured (the plan's base rate; higher rates are informational).
-  const toriiLatency = rows
-    .filter((row) => row.target === 'torii' && row.scenario === 'chat' && row.rate !== undefined)
-    .sort((left, right) => (left.rate ?? 0) - (right.rate ?? 0))[0];
-  const floorLatency =
-    toriiLatency && rows.find((row) => row.target === 'floor' && measurementKey(row) === measurementKey(toriiLatency));
-  if (toriiLatency === undefined || floorLatency === undefined) {
-    checks.push(missing(latencyName, 'torii or floor fixed-rate chat row'));
-  } else {
-    const delta = toriiLatency.p50_ms - floorLatency.p50_ms;
-    const saturated = missedRate(toriiLatency)
-      ? ` (torii reached only ${formatNumber(toriiLatency.rps, 0)} rps: saturated, so this includes queueing)`
-      : '';
-    checks.push({
-      name: latencyName,
-      status: verdict(delta <= thresholds.maximumP50DeltaMs),
-      detail:
-        `${formatNumber(toriiLatency.p50_ms, 3)} vs ${formatNumber(floorLatency.p50_ms, 3)} ms at ` +
-        `${toriiLatency.rate} rps = ${formatSigned(delta, 3)} ms${saturated}`,
-    });
-  }
-
-  const errorsName = 'no errors (every torii row)';
-  const toriiRows = rows.filter((row) => row.target === 'torii');
-  if (toriiRows.length === 0) {
-    checks.push(missing(errorsName, 'no torii rows'));
-  } else {
-    const total = toriiRows.reduce((sum, row) => sum + row.errors, 0);
-    checks.push({
-      name: errorsName,
-      status: verdict(total === 0),
-      detail: `${total} errors over ${toriiRows.length} rows`,
-    });
-  }
-
-  const scalingName = `throughput at ${thresholds.highConnections} connections >= at ${thresholds.lowConnections} (chat)`;
-  const low = findRow(rows, 'torii', 'chat', thresholds.lowConnections, false);
-  const high = findRow(rows, 'torii', 'chat', thresholds.highConnections, false);
-  if (low === undefined || high === undefined) {
-    checks.push(missing(scalingName, 'torii chat rows at both connection counts'));
-  } else {
-    checks.push({
-      name: scalingName,
-      status: verdict(high.rps >= low.rps),
-      detail: `${formatNumber(high.rps, 0)} vs ${formatNumber(low.rps, 0)} rps`,
-    });
-  }
-
-  const rssName = `peak RSS <= ${thresholds.maximumRssRatio}x floor`;
-  const toriiRss = peakRss(rows, 'torii');
-  const floorRss = peakRss(rows, 'floor');
-  if (toriiRss === null || floorRss === null || floorRss <= 0) {
-    checks.push(missing(rssName, 'torii or floor peak RSS'));
-  } else {
-    checks.push({
-      name: rssName,
-      status: verdict(toriiRss <= thresholds.maximumRssRatio * floorRss),
-      detail: `${formatNumber(toriiRss, 1)} vs ${formatNumber(floorRss, 1)} MB = ${formatNumber(toriiRss / floorRss, 2)}x`,
-    });
-  }
-  checks.push(...evaluateKeyAcceptance(rows));
-  return checks;
+/** Whether a target runs with external services (PostgreSQL, Redis): only the production process does. */
+export function hasServices(target: TargetName): boolean {
+  return target === 'production' || target === 'production-master';
 }
 
-/** The fixed-rate chat row of `target` at the lowest rate measured (the acceptance rate). */
-function fixedRateChatRow(rows: readonly BenchRow[], target: TargetName): BenchRow | undefined {
+/** One target's line of a scenario's summary table. */
+export interface TargetSummary {
+  target: TargetName;
+  maxRps: number | null;
+  /** Median of the per-round ratios to the floor's max rps. */
+  maxRpsRatio: number | null;
+  rateP50Ms: number | null;
+  rateP99Ms: number | null;
+  /** Median of the per-round differences to the floor's p99 at the fixed rate. */
+  rateP99MinusFloorMs: number | null;
+  /** Median of the per-round differences to the floor's p50 at concurrency 1. */
+  addedP50C1Ms: number | null;
+  /** `production` only: median of the per-round differences to production-master's p50 at concurrency 1. */
+  keyAddedP50C1Ms: number | null;
+  ttfbP50Ms: number | null;
+  ttfbP99Ms: number | null;
+  /** Median of the per-round differences to the floor's time-to-first-byte p50. */
+  ttfbMinusFloorMs: number | null;
+  cpuMsPerRequestAtRate: number | null;
+  cpuMsPerRequestAtMax: number | null;
+  peakRssMb: number | null;
+  peakRssRatio: number | null;
+  coldStartS: number | null;
+  /** Per 1,000 requests at the fixed rate; null where not measured (the floor) or not applicable (no services). */
+  redisPer1000: number | null;
+  postgresPer1000: number | null;
+  errors: number;
+  /** The load-side sample of the max-throughput row. */
+  load?: LoadSideUsage;
+}
+
+/** The targets of a scenario's summary table, in order (the mock is reported separately). */
+export const summaryTargets: readonly TargetName[] = ['floor', ...shapeNames, 'production-master'];
+
+/**
+ * Summarizes a scenario: one line per target that has rows in it (floor, the shapes, production-master), from the
+ * max-throughput, fixed-rate, concurrency-1 and first-byte rows, with the paired comparisons to the floor.
+ */
+export function summarizeScenario(
+  reportRows: readonly ReportRow[],
+  scenario: string,
+  serviceCounts: readonly ServiceCounts[] = [],
+): TargetSummary[] {
+  const rows = reportRows.map((reportRow) => reportRow.row);
+  const summaries: TargetSummary[] = [];
+  const floorRss = peakRss(rows, 'floor', scenario);
+  for (const target of summaryTargets) {
+    const mine = rows.filter((row) => row.target === target && row.scenario === scenario);
+    if (mine.length === 0) continue;
+    const max = findRow(rows, target, 'max', scenario);
+    const rate = findRow(rows, target, 'rate', scenario);
+    const c1 = findRow(rows, target, 'c1', scenario);
+    const ttfb = findRow(rows, target, 'first-byte', scenario);
+    const floor = (kind: MeasurementKind): BenchRow | undefined => findRow(rows, 'floor', kind, scenario);
+    const isFloor = target === 'floor';
+    const paired = (
+      row: BenchRow | undefined,
+      base: BenchRow | undefined,
+      pick: (round: RoundResult) => number,
+      how: 'difference' | 'ratio',
+    ): number | null => (isFloor ? null : (pairedMedian(row, base, pick, how) ?? null));
+    const rss = peakRss(rows, target, scenario);
+    const counts = serviceCounts.find((each) => each.scenario === scenario);
+    const services = target === 'production' && counts !== undefined;
+    const noServices = !isFloor && !hasServices(target);
+    const maxReport = reportRows.find((reportRow) => reportRow.row === max);
+    summaries.push({
+      target,
+      maxRps: max?.rps ?? null,
+      maxRpsRatio: paired(max, floor('max'), (round) => round.rps, 'ratio'),
+      rateP50Ms: rate?.p50_ms ?? null,
+      rateP99Ms: rate?.p99_ms ?? null,
+      rateP99MinusFloorMs: paired(rate, floor('rate'), (round) => round.p99_ms, 'difference'),
+      addedP50C1Ms: paired(c1, floor('c1'), (round) => round.p50_ms, 'difference'),
+      keyAddedP50C1Ms:
+        target === 'production'
+          ? (pairedMedian(
+              c1,
+              findRow(rows, 'production-master', 'c1', scenario),
+              (round) => round.p50_ms,
+              'difference',
+            ) ?? null)
+          : null,
+      ttfbP50Ms: ttfb?.p50_ms ?? null,
+      ttfbP99Ms: ttfb?.p99_ms ?? null,
+      ttfbMinusFloorMs: paired(ttfb, floor('first-byte'), (round) => round.p50_ms, 'difference'),
+      cpuMsPerRequestAtRate: rate?.cpu_ms_per_request ?? null,
+      cpuMsPerRequestAtMax: max?.cpu_ms_per_request ?? null,
+      peakRssMb: rss,
+      peakRssRatio: rss !== null && floorRss !== null && floorRss > 0 ? rss / floorRss : null,
+      coldStartS: mine.find((row) => row.cold_start_s !== null)?.cold_start_s ?? null,
+      redisPer1000: services ? counts.redisCommandsPer1000 : noServices ? 0 : null,
+      postgresPer1000: services ? counts.postgresTransactionsPer1000 : noServices ? 0 : null,
+      errors: mine.reduce((sum, row) => sum + row.errors, 0),
+      ...(maxReport?.load === undefined ? {} : { load: maxReport.load }),
+    });
+  }
+  return summaries;
+}
+
+/** Per shape, its highest peak RSS over every row, and the floor's. */
+export function peakRssByShape(rows: readonly BenchRow[]): { target: 'floor' | ShapeName; peakRssMb: number | null }[] {
+  return (['floor', ...shapeNames] as const).map((target) => ({
+    target,
+    peakRssMb:
+      target === 'production'
+        ? maxOf(peakRss(rows, 'production'), peakRss(rows, 'production-master'))
+        : peakRss(rows, target),
+  }));
+}
+
+function maxOf(left: number | null, right: number | null): number | null {
+  if (left === null) return right;
+  if (right === null) return left;
+  return Math.max(left, right);
+}
+
+/** The hey cross-check: per target, wrk's fixed-rate chat row beside hey's row at the same rate. */
+export interface CrossCheck {
+  target: TargetName;
+  wrk: BenchRow | undefined;
+  hey: BenchRow;
+}
+
+/** Pairs every hey row with the wrk row of the same target, scenario and rate. */
+export function crossChecks(rows: readonly BenchRow[]): CrossCheck[] {
   return rows
-    .filter((row) => row.target === target && row.scenario === 'chat' && row.rate !== undefined)
-    .sort((left, right) => (left.rate ?? 0) - (right.rate ?? 0))[0];
+    .filter((row) => row.measurement === 'hey')
+    .map((hey) => ({
+      target: hey.target,
+      hey,
+      wrk: rows.find(
+        (row) =>
+          row.target === hey.target &&
+          row.measurement === 'rate' &&
+          row.scenario === hey.scenario &&
+          row.rate === hey.rate,
+      ),
+    }));
 }
 
-/** The two virtual-key checks: torii-key against torii in the same run (see {@link evaluateAcceptance}). */
-function evaluateKeyAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[] {
-  const thresholds = acceptanceThresholds;
-  const checks: AcceptanceCheck[] = [];
-  const errorsNote = (row: BenchRow): string => (row.errors === 0 ? '' : `; ${row.errors} errors on the torii-key row`);
-
-  const throughputName = `torii-key throughput >= ${thresholds.minimumKeyThroughputRatio * 100}% of torii (chat, ${thresholds.throughputConnections} connections)`;
-  const key = findRow(rows, 'torii-key', 'chat', thresholds.throughputConnections, false);
-  const master = findRow(rows, 'torii', 'chat', thresholds.throughputConnections, false);
-  if (key === undefined || master === undefined || master.rps <= 0) {
-    checks.push({ name: throughputName, status: 'missing', detail: 'not measured: torii-key or torii chat row' });
-  } else {
-    // Judged on the rounds paired back to back when there are several (drift between rounds cancels out); the
-    // medians of the rows are shown beside it.
-    const rowRatio = key.rps / master.rps;
-    const ratio = key.paired_rps_ratio ?? rowRatio;
-    const paired = key.paired_rps_ratio === undefined ? '' : `; median of the per-round ratios ${formatPercent(ratio)}`;
-    checks.push({
-      name: throughputName,
-      status: ratio >= thresholds.minimumKeyThroughputRatio && key.errors === 0 ? 'pass' : 'fail',
-      detail: `${formatNumber(key.rps, 0)} vs ${formatNumber(master.rps, 0)} rps = ${formatPercent(rowRatio)}${paired}${errorsNote(key)}`,
-    });
-  }
-
-  const latencyName = `torii-key p99 within ${thresholds.maximumKeyP99DeltaMs} ms of torii (chat, fixed rate)`;
-  const keyLatency = fixedRateChatRow(rows, 'torii-key');
-  const masterLatency =
-    keyLatency && rows.find((row) => row.target === 'torii' && measurementKey(row) === measurementKey(keyLatency));
-  if (keyLatency === undefined || masterLatency === undefined) {
-    checks.push({
-      name: latencyName,
-      status: 'missing',
-      detail: 'not measured: torii-key or torii fixed-rate chat row',
-    });
-  } else {
-    const rowDelta = keyLatency.p99_ms - masterLatency.p99_ms;
-    const delta = keyLatency.paired_p99_delta_ms ?? rowDelta;
-    const paired =
-      keyLatency.paired_p99_delta_ms === undefined
-        ? ''
-        : `; median of the per-round differences, both driven at the same time, ${formatSigned(delta, 3)} ms`;
-    const saturated = missedRate(keyLatency)
-      ? ` (torii-key reached only ${formatNumber(keyLatency.rps, 0)} rps: saturated, so this includes queueing)`
-      : '';
-    checks.push({
-      name: latencyName,
-      status: delta <= thresholds.maximumKeyP99DeltaMs && keyLatency.errors === 0 ? 'pass' : 'fail',
-      detail:
-        `${formatNumber(keyLatency.p99_ms, 3)} vs ${formatNumber(masterLatency.p99_ms, 3)} ms at ` +
-        `${keyLatency.rate} rps = ${formatSigned(rowDelta, 3)} ms${paired}${saturated}${errorsNote(keyLatency)}`,
-    });
-  }
-  return checks;
-}
-
-/**
- * Rounds the numbers for the JSON file and fixes the field order; `rate` appears only on fixed-rate rows. `network`
- * (the Redis and Postgres counts around the torii-key rows, from `networkDocument`) is written when given.
- */
-export function resultsDocument(rows: readonly BenchRow[], network?: object): { rows: BenchRow[]; network?: object } {
+/** Rounds a row's numbers for the JSON file and fixes the field order. */
+export function roundRow(row: BenchRow): BenchRow {
   const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+  const nullable = (value: number | null, digits: number): number | null =>
+    value === null ? null : round(value, digits);
   return {
-    rows: rows.map((row) => ({
-      target: row.target,
-      scenario: row.scenario,
-      connections: row.connections,
-      ...(row.rate === undefined ? {} : { rate: row.rate }),
-      rps: round(row.rps, 1),
-      p50_ms: round(row.p50_ms, 3),
-      p99_ms: round(row.p99_ms, 3),
-      errors: row.errors,
-      peak_rss_mb: row.peak_rss_mb === null ? null : round(row.peak_rss_mb, 1),
-      cold_start_s: row.cold_start_s === null ? null : round(row.cold_start_s, 3),
+    target: row.target,
+    scenario: row.scenario,
+    measurement: row.measurement,
+    generator: row.generator,
+    connections: row.connections,
+    ...(row.rate === undefined ? {} : { rate: row.rate }),
+    requests: row.requests,
+    rps: round(row.rps, 1),
+    p50_ms: round(row.p50_ms, 3),
+    p99_ms: round(row.p99_ms, 3),
+    errors: row.errors,
+    cpu_ms_per_request: nullable(row.cpu_ms_per_request, 4),
+    peak_rss_mb: nullable(row.peak_rss_mb, 1),
+    cold_start_s: nullable(row.cold_start_s, 3),
+    rounds: row.rounds.map((each) => ({
+      round: each.round,
+      rps: round(each.rps, 1),
+      p50_ms: round(each.p50_ms, 3),
+      p99_ms: round(each.p99_ms, 3),
+      cpu_ms_per_request: nullable(each.cpu_ms_per_request, 4),
     })),
-    ...(network === undefined ? {} : { network }),
   };
 }
 
-function formatNumber(value: number, digits: number): string {
-  return value.toFixed(digits);
-}
-
-function formatSigned(value: number, digits: number): string {
-  return (value >= 0 ? '+' : '') + value.toFixed(digits);
-}
-
-function formatPercent(ratio: number): string {
-  return `${(ratio * 100).toFixed(1)}%`;
-}
-
-/** Lays out cells as columns: the first `leftColumns` left-aligned, the rest right-aligned. */
-export function formatColumns(header: string[], lines: string[][], leftColumns = 2): string {
-  const widths = header.map((title, index) =>
-    Math.max(title.length, ...lines.map((line) => (line[index] ?? '').length)),
-  );
-  const render = (cells: string[]): string =>
-    cells
-      .map((cell, index) => (index < leftColumns ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!)))
-      .join('  ')
-      .trimEnd();
-  return [render(header), render(widths.map((width) => '-'.repeat(width))), ...lines.map(render)].join('\n');
-}
-
-/**
- * The main table: one line per target x scenario x connections (x rate), with the floor comparison of the same run
- * and the CPU split that shows whether the load side kept up.
- */
-export function formatTable(reportRows: readonly ReportRow[]): string {
-  const rows = reportRows.map((reportRow) => reportRow.row);
-  const header = [
-    'target',
-    'scenario',
-    'conns',
-    'rate',
-    'rps',
-    'p50_ms',
-    'p99_ms',
-    'errors',
-    'peak_rss_mb',
-    'cold_start_s',
-    'rps/floor',
-    'p50-floor_ms',
-    'cpu0%',
-    'cpu1%',
-    'wrk%',
-    'mock%',
-    'target%',
-    'other%',
-  ];
-  const lines = reportRows.map(({ row, load }) => {
-    const comparison = row.target === 'floor' ? null : compareToFloor(row, rows);
-    return [
-      row.target,
-      row.scenario,
-      String(row.connections),
-      row.rate === undefined ? 'max' : String(row.rate),
-      formatNumber(row.rps, 0),
-      formatNumber(row.p50_ms, 3),
-      formatNumber(row.p99_ms, 3),
-      String(row.errors),
-      row.peak_rss_mb === null ? '-' : formatNumber(row.peak_rss_mb, 1),
-      row.cold_start_s === null ? '-' : formatNumber(row.cold_start_s, 3),
-      comparison?.rpsRatio == null ? '-' : formatNumber(comparison.rpsRatio, 2),
-      comparison?.p50DeltaMs == null ? '-' : formatSigned(comparison.p50DeltaMs, 3),
-      load === undefined ? '-' : formatNumber(load.cpu0Percent, 0),
-      load === undefined ? '-' : formatNumber(load.cpu1Percent, 0),
-      load === undefined ? '-' : formatNumber(load.wrkPercent, 0),
-      load === undefined ? '-' : formatNumber(load.mockPercent, 0),
-      load === undefined ? '-' : formatNumber(load.targetPercent, 0),
-      load === undefined ? '-' : formatNumber(load.otherPercent, 0),
-    ];
-  });
-  return formatColumns(header, lines);
-}
-
-/** Above this share of a core taken by processes outside the benchmark, a row is flagged as noisy. */
-export const noisyOtherPercent = 10;
-
-/**
- * The load-side evidence: how much faster the mock answers when hit directly than through the floor, and the busiest
- * the load CPU got while floor or torii was measured.
- */
-export function formatLoadSide(reportRows: readonly ReportRow[]): string {
-  const rows = reportRows.map((reportRow) => reportRow.row);
-  const lines: string[] = [];
-  const mockChat = findRow(rows, 'mock', 'chat', acceptanceThresholds.throughputConnections, false);
-  const floorChat = findRow(rows, 'floor', 'chat', acceptanceThresholds.throughputConnections, false);
-  if (mockChat !== undefined && floorChat !== undefined && floorChat.rps > 0) {
-    lines.push(
-      `mock hit directly (chat, ${mockChat.connections} connections): ${formatNumber(mockChat.rps, 0)} rps = ` +
-        `${formatNumber(mockChat.rps / floorChat.rps, 2)}x the floor's ${formatNumber(floorChat.rps, 0)} rps, ` +
-        'with wrk and the mock sharing CPU 1',
-    );
-  }
-  for (const target of ['floor', 'torii', 'torii-key'] as const) {
-    const measured = reportRows.filter((reportRow) => reportRow.row.target === target && reportRow.load !== undefined);
-    if (measured.length === 0) continue;
-    const busiest = (pick: (load: LoadSideUsage) => number): number =>
-      Math.max(...measured.map((reportRow) => pick(reportRow.load!)));
-    lines.push(
-      `during ${target} runs: wrk used at most ${formatNumber(
-        busiest((load) => load.wrkPercent),
-        0,
-      )}% of CPU 1, ` +
-        `CPU 1 in total (wrk, mock, PostgreSQL, Redis) at most ${formatNumber(
-          busiest((load) => load.cpu1Percent),
-          0,
-        )}%, ` +
-        `${target} at most ${formatNumber(
-          busiest((load) => load.targetPercent),
-          0,
-        )}% of CPU 0`,
-    );
-  }
-  for (const row of rows.filter(missedRate)) {
-    lines.push(
-      `NOTE: ${row.target} ${row.scenario} at ${row.rate} rps delivered only ${formatNumber(row.rps, 0)} rps: ` +
-        'it is saturated at that rate, so its latency there includes queueing',
-    );
-  }
-  const noisy = reportRows.filter(
-    (reportRow) => reportRow.load !== undefined && reportRow.load.otherPercent > noisyOtherPercent,
-  );
-  if (noisy.length > 0) {
-    const worst = Math.max(...noisy.map((reportRow) => reportRow.load!.otherPercent));
-    lines.push(
-      `WARNING: other processes on this machine used more than ${noisyOtherPercent}% of a core during ` +
-        `${noisy.length} of ${reportRows.length} rows (up to ${formatNumber(worst, 0)}%): those rows are noisy, rerun ` +
-        'on a quiet machine before trusting small differences',
-    );
-  }
-  return lines.join('\n');
-}
-
-/** The pass/fail summary, one line per threshold and an overall verdict. */
-export function formatAcceptance(checks: readonly AcceptanceCheck[]): string {
-  const label = { pass: 'PASS', fail: 'FAIL', missing: 'MISSING' } as const;
-  const lines = checks.map((check) => `  ${label[check.status].padEnd(7)}  ${check.name}: ${check.detail}`);
-  const passed = checks.filter((check) => check.status === 'pass').length;
-  const overall = passed === checks.length ? 'PASS' : 'FAIL';
-  return [...lines, `  ${overall}: ${passed}/${checks.length} acceptance checks passed`].join('\n');
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/**
- * Merges the rounds of one target's repeated measurement: the median of rps, p50 and p99 (each on its own), the sum
- * of errors, the highest peak RSS, and the load-side sample of the median-throughput round.
- */
-export function medianOfRounds(rounds: readonly ReportRow[]): ReportRow | undefined {
-  if (rounds.length <= 1) return rounds[0];
-  const byThroughput = [...rounds].sort((left, right) => left.row.rps - right.row.rps);
-  const middle = byThroughput[Math.floor(byThroughput.length / 2)]!;
-  const peaks = rounds.map((round) => round.row.peak_rss_mb).filter((value): value is number => value !== null);
+/** A summary line as written to the JSON (`summary` of `bench/results/latest.json`): snake case, rounded. */
+export function summaryDocument(summary: TargetSummary): Record<string, unknown> {
+  const round = (value: number | null, digits: number): number | null =>
+    value === null ? null : Number(value.toFixed(digits));
   return {
-    row: {
-      ...middle.row,
-      rps: median(rounds.map((round) => round.row.rps)),
-      p50_ms: median(rounds.map((round) => round.row.p50_ms)),
-      p99_ms: median(rounds.map((round) => round.row.p99_ms)),
-      errors: rounds.reduce((sum, round) => sum + round.row.errors, 0),
-      peak_rss_mb: peaks.length === 0 ? null : Math.max(...peaks),
-    },
-    ...(middle.load === undefined ? {} : { load: middle.load }),
+    target: summary.target,
+    max_rps: round(summary.maxRps, 1),
+    max_rps_ratio_to_floor: round(summary.maxRpsRatio, 3),
+    rate_p50_ms: round(summary.rateP50Ms, 3),
+    rate_p99_ms: round(summary.rateP99Ms, 3),
+    rate_p99_minus_floor_ms: round(summary.rateP99MinusFloorMs, 3),
+    c1_added_p50_ms: round(summary.addedP50C1Ms, 3),
+    c1_key_added_p50_ms: round(summary.keyAddedP50C1Ms, 3),
+    ttfb_p50_ms: round(summary.ttfbP50Ms, 3),
+    ttfb_p99_ms: round(summary.ttfbP99Ms, 3),
+    ttfb_minus_floor_ms: round(summary.ttfbMinusFloorMs, 3),
+    cpu_ms_per_request_at_rate: round(summary.cpuMsPerRequestAtRate, 4),
+    cpu_ms_per_request_at_max: round(summary.cpuMsPerRequestAtMax, 4),
+    peak_rss_mb: round(summary.peakRssMb, 1),
+    peak_rss_ratio_to_floor: round(summary.peakRssRatio, 2),
+    cold_start_s: round(summary.coldStartS, 3),
+    redis_commands_per_1000_requests: round(summary.redisPer1000, 2),
+    postgres_transactions_per_1000_requests: round(summary.postgresPer1000, 2),
+    errors: summary.errors,
   };
 }
