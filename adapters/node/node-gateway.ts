@@ -68,6 +68,7 @@ export async function createNodeGateway(
           usageQuery: plane.usageQuery,
           recordUsage: (event) => plane.usageQueue.enqueue(event),
           sha256,
+          sha256Hex: (text) => hash('sha256', text, 'hex'),
           logger: consoleLogger,
         });
   if (plane !== undefined && assembled !== undefined) {

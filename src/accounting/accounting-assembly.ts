@@ -44,6 +44,8 @@ export interface AccountingParts {
   budgetTimers?: BackgroundTimers;
   /** SHA-256 of a string; defaults to Web Crypto (Node passes its synchronous hash). */
   sha256?: (text: string) => Uint8Array | Promise<Uint8Array>;
+  /** SHA-256 of a string as lowercase hex, where the runtime has it natively (Node): the request path's hash. */
+  sha256Hex?: (text: string) => string;
   /** How long a process trusts its local copy of a key, ms (default 30 s): the bound when no bus reaches it. */
   localKeyTtlMs?: number;
   logger?: GatewayLogger;
@@ -82,6 +84,7 @@ export function assembleAccounting(parts: AccountingParts): AssembledAccounting 
     ...(parts.sharedCache === undefined ? {} : { sharedCache: parts.sharedCache }),
     ...(parts.invalidations === undefined ? {} : { invalidations: parts.invalidations }),
     ...(sha256 === undefined ? {} : { sha256 }),
+    ...(parts.sha256Hex === undefined ? {} : { sha256Hex: parts.sha256Hex }),
     ...(parts.localKeyTtlMs === undefined ? {} : { localTtlMs: parts.localKeyTtlMs }),
     onLookupProblem: (problem, error) => logger.warn(problem, { error: String(error) }),
   });

@@ -105,6 +105,22 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     counting.close();
   });
 
+  it('hashes with sha256Hex when given (the byte digest is not called) and finds the same keys', async () => {
+    const issued = await administration.create({ name: 'hex' });
+    const byteDigests: string[] = [];
+    const withHex = makeAuthenticator({
+      sha256: (text) => {
+        byteDigests.push(text);
+        return nodeSha256(text);
+      },
+      sha256Hex: (text) => hash('sha256', text, 'hex'),
+    });
+    expect(await withHex.authenticate(issued.secret)).toMatchObject({ kind: 'virtual-key', subject: issued.record.id });
+    expect(await statusOf(() => withHex.authenticate(`${issued.secret}x`))).toBe(401);
+    expect(byteDigests).toEqual([]);
+    withHex.close();
+  });
+
   it('refuses a secret longer than the limit with the usual 401, without hashing or looking it up', async () => {
     const hashed: string[] = [];
     const counting = makeAuthenticator({
