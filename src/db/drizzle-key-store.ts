@@ -1,12 +1,12 @@
 import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import type { KeyStore, NewVirtualKey, VirtualKeyChanges, VirtualKeyPage } from '../auth/key-store.ts';
+import type { KeyStore, NewVirtualKey, VirtualKeyPage } from '../auth/key-store.ts';
 import type { VirtualKeyRecord } from '../auth/virtual-key-record.ts';
 import { invalidRequest } from '../errors.ts';
 import type { ToriiDatabase } from './database.ts';
 import { decodeKeyListCursor, encodeKeyListCursor } from './key-list-cursor.ts';
 import { postgresArrayLiteral } from './postgres-array-literal.ts';
 import { virtualKeys } from './schema.ts';
-import { virtualKeyFromRow } from './virtual-key-row.ts';
+import { virtualKeyColumnsOf as columnsOf, virtualKeyFromRow } from './virtual-key-row.ts';
 
 /** Options of {@link createDrizzleKeyStore}. */
 export interface DrizzleKeyStoreOptions {
@@ -15,26 +15,6 @@ export interface DrizzleKeyStoreOptions {
 }
 
 type VirtualKeyValues = Partial<typeof virtualKeys.$inferInsert>;
-
-/** The columns a set of changes writes; fields absent from `changes` are left out, `null` clears. */
-function columnsOf(changes: VirtualKeyChanges): VirtualKeyValues {
-  const values: VirtualKeyValues = {};
-  if (changes.name !== undefined) values.name = changes.name;
-  if (changes.owner !== undefined) values.owner = changes.owner;
-  if (changes.team !== undefined) values.team = changes.team;
-  if (changes.metadata !== undefined) values.metadata = changes.metadata;
-  if (changes.allowedModelGroups !== undefined) values.allowedModelGroups = changes.allowedModelGroups;
-  if (changes.rpmLimit !== undefined) values.rpmLimit = changes.rpmLimit;
-  if (changes.tpmLimit !== undefined) values.tpmLimit = changes.tpmLimit;
-  if (changes.budget !== undefined) {
-    values.budgetUsd = changes.budget?.amountUsd ?? null;
-    values.budgetPeriod = changes.budget?.period ?? null;
-  }
-  if (changes.expiresAt !== undefined)
-    values.expiresAt = changes.expiresAt === null ? null : new Date(changes.expiresAt);
-  if (changes.disabled !== undefined) values.disabled = changes.disabled;
-  return values;
-}
 
 /**
  * The {@link KeyStore} over Postgres through Drizzle, for any driver. Every change is one `UPDATE ... RETURNING` that

@@ -1,3 +1,4 @@
+import type { VirtualKeyChanges } from '../auth/key-store.ts';
 import type { VirtualKeyRecord } from '../auth/virtual-key-record.ts';
 import type { virtualKeys } from './schema.ts';
 
@@ -30,4 +31,42 @@ export function virtualKeyFromRow(row: VirtualKeyRow): VirtualKeyRecord {
     createdAt: row.createdAt.getTime(),
     updatedAt: row.updatedAt.getTime(),
   };
+}
+
+/** The columns of `virtual_keys` a change may write, as both schemas (Postgres and SQLite) type them. */
+export type VirtualKeyColumnValues = Partial<
+  Pick<
+    typeof virtualKeys.$inferInsert,
+    | 'name'
+    | 'owner'
+    | 'team'
+    | 'metadata'
+    | 'allowedModelGroups'
+    | 'rpmLimit'
+    | 'tpmLimit'
+    | 'budgetUsd'
+    | 'budgetPeriod'
+    | 'expiresAt'
+    | 'disabled'
+  >
+>;
+
+/** The columns a set of changes writes; fields absent from `changes` are left out, `null` clears. */
+export function virtualKeyColumnsOf(changes: VirtualKeyChanges): VirtualKeyColumnValues {
+  const values: VirtualKeyColumnValues = {};
+  if (changes.name !== undefined) values.name = changes.name;
+  if (changes.owner !== undefined) values.owner = changes.owner;
+  if (changes.team !== undefined) values.team = changes.team;
+  if (changes.metadata !== undefined) values.metadata = changes.metadata;
+  if (changes.allowedModelGroups !== undefined) values.allowedModelGroups = changes.allowedModelGroups;
+  if (changes.rpmLimit !== undefined) values.rpmLimit = changes.rpmLimit;
+  if (changes.tpmLimit !== undefined) values.tpmLimit = changes.tpmLimit;
+  if (changes.budget !== undefined) {
+    values.budgetUsd = changes.budget?.amountUsd ?? null;
+    values.budgetPeriod = changes.budget?.period ?? null;
+  }
+  if (changes.expiresAt !== undefined)
+    values.expiresAt = changes.expiresAt === null ? null : new Date(changes.expiresAt);
+  if (changes.disabled !== undefined) values.disabled = changes.disabled;
+  return values;
 }
