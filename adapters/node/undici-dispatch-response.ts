@@ -7,17 +7,16 @@ type RawHeaders = Record<string, string | string[] | undefined>;
 const textDecoder = new TextDecoder();
 
 /**
- * Bytes held for a reader before the upstream socket is paused: the body stream's high-water mark, and what is held
- * while the gateway has not yet chosen between `text()` and `body`.
+ * Bytes held for a reader before the upstream socket is paused: what the body stream's reader has not taken yet, and
+ * what is held while the gateway has not yet chosen between `text()` and `body`.
  */
 const heldBytes = 64 * 1024;
-
-const byteLength = (chunk: Uint8Array): number => chunk.byteLength;
 
 /**
  * An upstream response fed by undici's dispatch handler callbacks. Chunks are buffered until the gateway asks for
  * the whole text (non-streamed responses: one decode, no stream objects at all) or for `body` (streams: a Web
- * ReadableStream fed straight from the socket callbacks, paused and resumed with its reader's demand).
+ * ReadableStream fed from the socket callbacks, each read taking everything that arrived since the last one as one
+ * chunk, the socket paused while the reader holds back).
  *
  * Memory stays bounded whatever the upstream sends: the body stream holds at most {@link heldBytes} before the
  * socket is paused; `text(maxBytes)` aborts the call once more than `maxBytes` arrived; and until the gateway has
@@ -45,6 +44,9 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   #streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
   #waiting: { resolve: (text: string) => void; reject: (error: Error) => void } | undefined;
   #bodyTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The body stream's `pull` waiting for data. */
+  #pullWaiter: (() => void) | undefined;
+  #wakeQueued = false;
 
   constructor(
     status: number,
@@ -78,27 +80,70 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   }
 
   get body(): ReadableStream<Uint8Array> {
+    // Pull-based, coalescing: what undici delivered since the last read goes out as ONE chunk. One socket read of a
+    // fast upstream holds many chunked-encoding frames (one SSE event each), which undici hands over one callback
+    // each; read one by one, every event cost a read, a transform pass and a write of its own.
     this.#stream ??= new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           this.#streamController = controller;
-          for (const chunk of this.#chunks) controller.enqueue(chunk);
-          this.#chunks = [];
-          this.#bufferedBytes = 0;
-          if (this.#failure !== undefined) controller.error(this.#failure);
-          else if (this.#ended) controller.close();
         },
-        pull: () => {
+        pull: (controller) => {
+          if (this.#deliver(controller)) return;
           if (this.#controller.paused) this.#controller.resume();
+          return new Promise<void>((resolve) => {
+            this.#pullWaiter = resolve;
+          });
         },
         cancel: (reason) => {
+          this.#pullWaiter = undefined;
           if (!this.#ended)
             this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
         },
       },
-      { highWaterMark: heldBytes, size: byteLength },
+      { highWaterMark: 0 },
     );
     return this.#stream;
+  }
+
+  /**
+   * Hands what is held to the body stream's reader: the held chunks joined into one, else the end or the failure.
+   * Answers whether it delivered anything.
+   */
+  #deliver(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
+    if (this.#chunks.length > 0) {
+      const chunks = this.#chunks;
+      this.#chunks = [];
+      this.#bufferedBytes = 0;
+      controller.enqueue(chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
+      if (this.#controller.paused) this.#controller.resume();
+      return true;
+    }
+    if (this.#failure !== undefined) {
+      controller.error(this.#failure);
+      return true;
+    }
+    if (this.#ended) {
+      controller.close();
+      return true;
+    }
+    return false;
+  }
+
+  /** Wakes a reader waiting in `pull` once the callbacks of this socket read are done (a microtask later). */
+  #wake(): void {
+    if (this.#pullWaiter === undefined || this.#wakeQueued) return;
+    this.#wakeQueued = true;
+    queueMicrotask(() => {
+      this.#wakeQueued = false;
+      const waiter = this.#pullWaiter;
+      const controller = this.#streamController;
+      if (waiter === undefined || controller === undefined) return;
+      if (this.#deliver(controller)) {
+        this.#pullWaiter = undefined;
+        waiter();
+      }
+    });
   }
 
   text(maxBytes: number): Promise<string> {
@@ -120,10 +165,12 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   /** A body chunk arrived. */
   push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0 || this.#failure !== undefined) return;
-    const stream = this.#streamController;
-    if (stream !== undefined) {
-      stream.enqueue(chunk);
-      if ((stream.desiredSize ?? 1) <= 0) this.#controller.pause();
+    if (this.#streamController !== undefined) {
+      this.#chunks.push(chunk);
+      this.#bufferedBytes += chunk.byteLength;
+      // A reader slower than the upstream: hold at most `heldBytes`, then pause the socket until it reads.
+      if (this.#bufferedBytes >= heldBytes) this.#controller.pause();
+      this.#wake();
       return;
     }
     this.#bufferedBytes += chunk.byteLength;
@@ -141,7 +188,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   end(): void {
     this.#ended = true;
     clearTimeout(this.#bodyTimer);
-    this.#streamController?.close();
+    this.#wake();
     if (this.#waiting !== undefined) this.#waiting.resolve(this.#decode());
   }
 
@@ -152,7 +199,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
     clearTimeout(this.#bodyTimer);
     this.#chunks = [];
     this.#bufferedBytes = 0;
-    if (this.#streamController !== undefined) this.#streamController.error(error);
+    this.#wake();
     this.#waiting?.reject(error);
   }
 
@@ -167,15 +214,19 @@ export class UndiciDispatchResponse implements UpstreamResponse {
     const chunks = this.#chunks;
     this.#chunks = [];
     this.#bufferedBytes = 0;
-    if (chunks.length === 1) return textDecoder.decode(chunks[0]);
-    let length = 0;
-    for (const chunk of chunks) length += chunk.byteLength;
-    const joined = new Uint8Array(length);
-    let offset = 0;
-    for (const chunk of chunks) {
-      joined.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return textDecoder.decode(joined);
+    return textDecoder.decode(chunks.length === 1 ? chunks[0] : joinChunks(chunks));
   }
+}
+
+/** The chunks' bytes, in order, in one array. */
+function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const joined = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return joined;
 }

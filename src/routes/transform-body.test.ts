@@ -28,6 +28,27 @@ describe('transformBody', () => {
     expect(await new Response(transformBody(source, upperCase())).text()).toBe('ABCD|END');
   });
 
+  it('hands what one upstream read produced on as one chunk, in order', async () => {
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('a|b|c'));
+        controller.enqueue(encoder.encode('d'));
+        controller.close();
+      },
+    });
+    // One event out per `|`-separated part: three outputs from the first read, one from the second.
+    const splitter: Transformer<Uint8Array, Uint8Array> = {
+      transform(chunk, controller) {
+        for (const part of decoder.decode(chunk).split('|')) controller.enqueue(encoder.encode(`[${part}]`));
+      },
+    };
+    const reader = transformBody(source, splitter).getReader();
+    const chunks: string[] = [];
+    for (let result = await reader.read(); !result.done; result = await reader.read())
+      chunks.push(decoder.decode(result.value));
+    expect(chunks).toEqual(['[a][b][c]', '[d]']);
+  });
+
   it('ends with the rendered error event when the upstream read fails, and settles the transformer once', async () => {
     let cancelled = 0;
     const source = new ReadableStream<Uint8Array>({

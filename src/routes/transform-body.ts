@@ -110,7 +110,10 @@ export function transformBody(
         firstOutput();
         firstOutput = undefined;
       }
-      for (const chunk of pending) output.enqueue(chunk);
+      // What one upstream read produced goes out as ONE chunk: the server writes each chunk with its own write call,
+      // and a read of a fast upstream carries many events (the adapters hand over a socket read's frames at once).
+      if (pending.length === 1) output.enqueue(pending[0]!);
+      else if (pending.length > 1) output.enqueue(concatenateChunks(pending));
       pending.length = 0;
       if (terminated) {
         stopWatching();
@@ -126,4 +129,17 @@ export function transformBody(
       await reader.cancel(reason).catch(() => undefined);
     },
   });
+}
+
+/** The chunks' bytes, in order, in one array. */
+function concatenateChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const joined = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return joined;
 }
