@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamResponse } from '../../src/services.ts';
+import { concatenateChunks } from '../../src/framing/concatenate-chunks.ts';
 import { UpstreamLimitError } from '../../src/upstream/upstream-limit-error.ts';
 
 type RawHeaders = Record<string, string | string[] | undefined>;
@@ -115,7 +116,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
       const chunks = this.#chunks;
       this.#chunks = [];
       this.#bufferedBytes = 0;
-      controller.enqueue(chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
+      controller.enqueue(concatenateChunks(chunks));
       if (this.#controller.paused) this.#controller.resume();
       return true;
     }
@@ -214,19 +215,6 @@ export class UndiciDispatchResponse implements UpstreamResponse {
     const chunks = this.#chunks;
     this.#chunks = [];
     this.#bufferedBytes = 0;
-    return textDecoder.decode(chunks.length === 1 ? chunks[0] : joinChunks(chunks));
+    return textDecoder.decode(concatenateChunks(chunks));
   }
-}
-
-/** The chunks' bytes, in order, in one array. */
-function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return joined;
 }

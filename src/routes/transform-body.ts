@@ -1,4 +1,5 @@
 import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
+import { concatenateChunks } from '../framing/concatenate-chunks.ts';
 import type { CancellableTransformer } from '../framing/stream-end.ts';
 
 /** How {@link transformBody} watches and ends a stream. */
@@ -112,8 +113,7 @@ export function transformBody(
       }
       // What one upstream read produced goes out as ONE chunk: the server writes each chunk with its own write call,
       // and a read of a fast upstream carries many events (the adapters hand over a socket read's frames at once).
-      if (pending.length === 1) output.enqueue(pending[0]!);
-      else if (pending.length > 1) output.enqueue(concatenateChunks(pending));
+      if (pending.length > 0) output.enqueue(concatenateChunks(pending));
       pending.length = 0;
       if (terminated) {
         stopWatching();
@@ -129,17 +129,4 @@ export function transformBody(
       await reader.cancel(reason).catch(() => undefined);
     },
   });
-}
-
-/** The chunks' bytes, in order, in one array. */
-function concatenateChunks(chunks: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return joined;
 }
