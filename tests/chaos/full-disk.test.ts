@@ -109,8 +109,8 @@ describe('a full disk under the usage ledger (Node cluster of 2)', { timeout: 30
     await upstream?.close();
   });
 
-  it('PGlite (the embedded default) on a full disk: logs, counts, turns not ready, recovers, never hangs', async () => {
-    // PGlite needs ~40 MB; the rest stays above the default 64 MiB reserve until the disk is filled.
+  it('the embedded database (SQLite by default) on a full disk: logs, counts, turns not ready, recovers, never hangs', async () => {
+    // The embedded database needs a few MB; the rest stays above the default 64 MiB reserve until the disk is filled.
     disk = mountTinyDisk('160m');
     const running = await start({ TORII_DATA_DIR: disk.path });
     await serveAll(running, 3);

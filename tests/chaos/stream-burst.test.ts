@@ -60,4 +60,33 @@ describe.each(gatewayRuntimes)('a burst of streamed data on $name', (runtime) =>
     expect(result.finishReasons).toEqual(['stop']);
     expect(await isLive(gateway)).toBe(true);
   });
+
+  // The gateway hands a socket read at a time to the client (coalesced): a client that stops reading mid-burst must
+  // pause the upstream (bounded holding), leave the worker serving others, and still get every byte once it reads on.
+  it.each(['openai', 'anthropic'] as const)(
+    'holds a 10 MB write for a client that stops reading, serves others meanwhile, then delivers it all through %s',
+    async (dialect) => {
+      const stream = await client.chat.completions.create({
+        model: `${dialect}/big-write:10`,
+        stream: true,
+        messages: [{ role: 'user', content: 'Count' }],
+      });
+      const iterator = stream[Symbol.asyncIterator]();
+      const parts: string[] = [];
+      const first = await iterator.next();
+      expect(first.done).toBe(false);
+      for (const choice of first.value?.choices ?? []) if (choice.delta.content) parts.push(choice.delta.content);
+      // The client reads nothing while the gateway answers ten other requests.
+      for (let index = 0; index < 10; index++) expect(await isLive(gateway)).toBe(true);
+      const finishReasons: string[] = [];
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        for (const choice of next.value.choices) {
+          if (choice.delta.content) parts.push(choice.delta.content);
+          if (choice.finish_reason) finishReasons.push(choice.finish_reason);
+        }
+      }
+      expect(parts.join('')).toBe(burstText(bigWriteDeltaCount(10, dialect)));
+      expect(finishReasons).toEqual(['stop']);
+    },
+  );
 });
