@@ -4,6 +4,7 @@ import { createSecretRedactor, noSecretRedactor } from '../security/secret-redac
 import {
   createNativeStreamRelay,
   frameRelayedEvent,
+  frameRelayedEvents,
   relayedEventType,
   type NativeStreamDialect,
 } from './native-stream-relay.ts';
@@ -206,5 +207,69 @@ describe('relayedEventType', () => {
     expect(relayedEventType(event('{"index":0,"type":"delta"}'), leadingType, mayBeWatched)).toBeUndefined();
     expect(relayedEventType(event('{"index":0,"stop":"stop"'), leadingType, mayBeWatched)).toBeUndefined();
     expect(relayedEventType(event('["stop"]'), leadingType, mayBeWatched)).toBeUndefined();
+  });
+});
+
+describe('createNativeStreamRelay: unchanged events', () => {
+  /** A dialect that changes nothing (relay returns undefined) until `END`, which ends the stream. */
+  function untouchedDialect(): NativeStreamDialect {
+    let done = false;
+    return {
+      relay(events) {
+        for (let index = 0; index < events.length; index++) {
+          if (done) return frameRelayedEvents(events, index);
+          done = events[index]!.data === 'END';
+        }
+        return undefined;
+      },
+      ended: () => done,
+      usage: () => undefined,
+      renderBreak: (error) => `event: break\ndata: ${error.code}\n\n`,
+      incompleteMessage: () => 'no END',
+      wholeData: 'END',
+    };
+  }
+
+  /** Runs chunks through the relay by hand; returns the chunks it enqueued. */
+  function run(chunks: Uint8Array[]): Uint8Array[] {
+    const transformer = createNativeStreamRelay(
+      { providerName: 'acme', redactor: noSecretRedactor, onEnd: () => undefined },
+      untouchedDialect(),
+    );
+    const out: Uint8Array[] = [];
+    const controller = {
+      enqueue: (chunk: Uint8Array) => out.push(chunk),
+      terminate: () => undefined,
+    } as unknown as TransformStreamDefaultController<Uint8Array>;
+    for (const chunk of chunks) void transformer.transform!(chunk, controller);
+    void transformer.flush!(controller);
+    return out;
+  }
+
+  it('forwards the upstream bytes themselves when they are whole events framed canonically', () => {
+    const first = textEncoder.encode('data: {"a":"\u00e9 é"}\n\nevent: x\ndata: 1\ndata: 2\n\n');
+    const second = textEncoder.encode('data: END\n\n');
+    const out = run([first, second]);
+    expect(out).toHaveLength(2);
+    expect(out[0]).toBe(first);
+    expect(out[1]).toBe(second);
+  });
+
+  it('frames the events again when the bytes are not canonical, cut mid-event, or start with a byte order mark', () => {
+    const decode = (chunks: Uint8Array[]) => chunks.map((chunk) => new TextDecoder().decode(chunk)).join('');
+    const crlf = run([textEncoder.encode('data: 1\r\n\r\nid: 4\ndata: END\n\n')]);
+    expect(decode(crlf)).toBe('data: 1\n\ndata: END\n\n');
+    const whole = textEncoder.encode('data: {"a":1}\n\ndata: END\n\n');
+    const cut = [whole.slice(0, 9), whole.slice(9)];
+    const out = run(cut);
+    expect(out.every((chunk) => chunk !== cut[0] && chunk !== cut[1])).toBe(true);
+    expect(decode(out)).toBe('data: {"a":1}\n\ndata: END\n\n');
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...textEncoder.encode('data: END\n\n')]);
+    expect(decode(run([bom]))).toBe('data: END\n\n');
+  });
+
+  it('drops what follows the final event, even in a canonical chunk', () => {
+    const out = run([textEncoder.encode('data: 1\n\ndata: END\n\ndata: after\n\n')]);
+    expect(out.map((chunk) => new TextDecoder().decode(chunk)).join('')).toBe('data: 1\n\ndata: END\n\n');
   });
 });

@@ -18,11 +18,14 @@ export interface NativeStreamDialect {
   /**
    * Reads the events completed by one upstream chunk (or, once, the last ones at the end), in order, and returns
    * them framed for the client (`''` for none), with their data untouched unless the dialect means to change it (a
-   * redacted error event, a usage the client did not ask for). Events after the one that ends the stream are
-   * dropped. An error event the upstream sends is recorded with `stream.recordUpstreamError()`. This is the hot
-   * path: it should allocate nothing per event beyond the framed text.
+   * redacted error event, a usage the client did not ask for), or `undefined` when it relays every one of them as
+   * it came (same type, same data, none dropped): the relay then forwards the upstream's own bytes when they are
+   * framed canonically ({@link SseDecoder.lastPushCanonical}), and frames the events itself otherwise. Events after
+   * the one that ends the stream are dropped. An error event the upstream sends is recorded with
+   * `stream.recordUpstreamError()`. This is the hot path: it should allocate nothing per unchanged event; a dialect
+   * builds text only from the first event it changes on ({@link frameRelayedEvents} frames the ones before it).
    */
-  relay(events: readonly ServerSentEvent[], stream: NativeStreamRelayContext): string;
+  relay(events: readonly ServerSentEvent[], stream: NativeStreamRelayContext): string | undefined;
   /**
    * Whether the stream is over (its final event, or an error event that ends it, was relayed): the relay reads no
    * more. A stream that stops before it is over, with no failure recorded, ends with
@@ -88,13 +91,11 @@ function upstreamStreamError(providerName: string): GatewayError {
  *   { providerName: 'openai', redactor, onEnd },
  *   {
  *     relay(events) {
- *       let output = '';
- *       for (const event of events) {
- *         if (done) break;
- *         done = event.data === '[DONE]';
- *         output += frameRelayedEvent(event.event, event.data);
+ *       for (let index = 0; index < events.length; index++) {
+ *         if (done) return frameRelayedEvents(events, index); // what follows [DONE] is dropped
+ *         done = events[index]!.data === '[DONE]';
  *       }
- *       return output;
+ *       return undefined; // every event as it came
  *     },
  *     ended: () => done,
  *     usage: () => undefined,
@@ -126,17 +127,34 @@ export function createNativeStreamRelay(
     return dialect.renderBreak(failure);
   };
 
+  let firstChunk = true;
+
   return {
     transform(chunk, controller) {
       if (dialect.ended()) return;
-      let output: string;
+      let events: ServerSentEvent[];
+      let output: string | undefined;
       try {
-        output = dialect.relay(decoder.push(textDecoder.decode(chunk, { stream: true })), stream);
+        events = decoder.push(textDecoder.decode(chunk, { stream: true }));
+        output = dialect.relay(events, stream);
       } catch (error) {
         controller.enqueue(textEncoder.encode(breakOff(error)));
         controller.terminate();
         finish();
         return;
+      }
+      // The decoder drops a leading byte order mark, so a first chunk that has one is not its events' bytes.
+      const startsWithByteOrderMark = firstChunk && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+      firstChunk = false;
+      if (output === undefined) {
+        // Every event as it came: the upstream's bytes themselves when they are exactly those events, framed as the
+        // relay frames them (no decoding back into bytes), else the events framed again.
+        if (events.length === 0) return;
+        if (decoder.lastPushCanonical && !startsWithByteOrderMark) {
+          controller.enqueue(chunk);
+          return;
+        }
+        output = frameRelayedEvents(events, events.length);
       }
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
     },
@@ -148,7 +166,7 @@ export function createNativeStreamRelay(
           for (const event of decoder.end()) {
             if (event.data === dialect.wholeData || parseJson(event.data).ok) events.push(event);
           }
-          output = dialect.relay(events, stream);
+          output = dialect.relay(events, stream) ?? frameRelayedEvents(events, events.length);
         }
         if (!dialect.ended() && failure === undefined) {
           failure = upstreamError('upstream_stream_incomplete', providerName, dialect.incompleteMessage(), {
@@ -175,6 +193,19 @@ export function createNativeStreamRelay(
 export function frameRelayedEvent(type: string | undefined, data: string): string {
   const framed = data.includes('\n') ? data.replaceAll('\n', '\ndata: ') : data;
   return type === undefined ? `data: ${framed}\n\n` : `event: ${type}\ndata: ${framed}\n\n`;
+}
+
+/**
+ * The first `end` of `events` framed for the client as they came ({@link frameRelayedEvent}): what a dialect that
+ * relayed them unchanged so far puts before the first event it changes or drops.
+ */
+export function frameRelayedEvents(events: readonly ServerSentEvent[], end: number): string {
+  let output = '';
+  for (let index = 0; index < end; index++) {
+    const event = events[index]!;
+    output += frameRelayedEvent(event.event, event.data);
+  }
+  return output;
 }
 
 /**

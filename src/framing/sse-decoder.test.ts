@@ -244,3 +244,43 @@ describe('SseDecoder: linear time, bounded memory', () => {
     }
   });
 });
+
+describe('SseDecoder.lastPushCanonical', () => {
+  const canonicalAfter = (...pushes: string[]): boolean => {
+    const decoder = new SseDecoder();
+    for (const text of pushes) decoder.push(text);
+    return decoder.lastPushCanonical;
+  };
+
+  it('holds for whole events framed as a relay frames them', () => {
+    expect(canonicalAfter('data: {"a":1}\n\n')).toBe(true);
+    expect(canonicalAfter('event: message_start\ndata: {"a":1}\n\ndata: [DONE]\n\n')).toBe(true);
+    expect(canonicalAfter('data: line one\ndata: line two\n\n')).toBe(true);
+    expect(canonicalAfter('data: \n\n')).toBe(true);
+    expect(canonicalAfter('data: {"a":1}\n', 'data: {"b":2}\n\n')).toBe(false);
+    expect(canonicalAfter('data: {"a":1}\n\n', 'data: {"b":2}\n\n')).toBe(true);
+  });
+
+  it('fails for anything a relay would frame differently, or a push that does not start and end between events', () => {
+    for (const text of [
+      'data: {"a":1}\r\n\r\n', // CRLF
+      'data:{"a":1}\n\n', // no space
+      'data  : x\n\n', // an unknown field
+      ': keep-alive\n\ndata: x\n\n', // a comment
+      'id: 7\ndata: x\n\n', // an id, which relaying drops
+      'retry: 10\ndata: x\n\n',
+      'data: x\nevent: late\n\n', // the type after the data
+      'event: a\nevent: b\ndata: x\n\n',
+      'event:x\ndata: y\n\n',
+      'data: x\n\n\n', // a blank line that dispatches nothing
+      'event: lonely\n\n', // an event without data, dropped
+      'data: x\n\ndata: torn', // ends inside an event
+      'data: x\n', // ends before its blank line
+      '',
+    ]) {
+      expect(canonicalAfter(text), JSON.stringify(text)).toBe(false);
+    }
+    expect(canonicalAfter('data: x', '\n\n')).toBe(false); // began inside an event
+    expect(canonicalAfter('data: x\r', '\ndata: y\n\n')).toBe(false); // a CR pending from before
+  });
+});

@@ -46,17 +46,35 @@ export class SseDecoder {
   private eventName: string | undefined = undefined;
   private lastId: string | undefined = undefined;
   private pendingCarriageReturn = false;
+  private canonical = false;
   private readonly maxLineLength: number;
 
   constructor(options: SseDecoderOptions = {}) {
     this.maxLineLength = options.maxLineLength ?? defaultSseMaxLineLength;
   }
 
+  /**
+   * Whether the text of the last {@link SseDecoder.push} was exactly the events it returned, each framed the way
+   * `frameRelayedEvent` frames one (`event: <type>\n` first when there is a type, one `data: <line>\n` per data line,
+   * a blank line): it began and ended between events, used LF line ends only, and had no comment, `id`, `retry` or
+   * other field, no field without its one space, and no blank line that dispatched nothing. A relay that leaves every
+   * event as it came may then forward the upstream's bytes instead of framing the events again.
+   */
+  get lastPushCanonical(): boolean {
+    return this.canonical;
+  }
+
   /** Feeds decoded text; returns the events completed by it. Throws when a line or an event grows past the cap. */
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
+    this.canonical = false;
     // An empty chunk must not clear a pending CR: the LF of a split CRLF may still follow.
     if (text.length === 0) return events;
+    this.canonical =
+      this.pendingPieces.length === 0 &&
+      this.dataLines.length === 0 &&
+      this.eventName === undefined &&
+      !this.pendingCarriageReturn;
     let start = 0;
     if (this.pendingCarriageReturn) {
       this.pendingCarriageReturn = false;
@@ -66,6 +84,7 @@ export class SseDecoder {
     // The next LF and CR at or after `start`; -1 once there is none left in this text.
     let nextLineFeed = text.indexOf('\n', start);
     let nextCarriageReturn = text.indexOf('\r', start);
+    if (nextCarriageReturn !== -1) this.canonical = false;
     for (;;) {
       if (nextLineFeed !== -1 && nextLineFeed < start) nextLineFeed = text.indexOf('\n', start);
       if (nextCarriageReturn !== -1 && nextCarriageReturn < start) nextCarriageReturn = text.indexOf('\r', start);
@@ -89,7 +108,10 @@ export class SseDecoder {
       this.processLine(this.takeLine(text.slice(start, end)), events);
       start = next;
     }
-    if (start < length) this.appendPending(start === 0 ? text : text.slice(start));
+    if (start < length) {
+      this.canonical = false;
+      this.appendPending(start === 0 ? text : text.slice(start));
+    } else if (this.dataLines.length > 0 || this.eventName !== undefined) this.canonical = false;
     return events;
   }
 
@@ -127,27 +149,36 @@ export class SseDecoder {
 
   private processLine(line: string, events: ServerSentEvent[]): void {
     if (line.length === 0) {
+      if (this.dataLines.length === 0) this.canonical = false;
       this.dispatch(events);
       return;
     }
-    if (line.charCodeAt(0) === 58 /* ':' */) return;
+    if (line.charCodeAt(0) === 58 /* ':' */) {
+      this.canonical = false;
+      return;
+    }
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32 /* ' ' */) value = value.slice(1);
+    const spaced = value.charCodeAt(0) === 32; /* ' ' */
+    if (spaced) value = value.slice(1);
     switch (field) {
       case 'data':
+        if (!spaced) this.canonical = false;
         this.dataLength += (this.dataLines.length > 0 ? 1 : 0) + value.length;
         if (this.dataLength > this.maxLineLength) throw eventTooLarge(this.maxLineLength);
         this.dataLines.push(value);
         break;
       case 'event':
+        if (!spaced || this.dataLines.length > 0 || this.eventName !== undefined) this.canonical = false;
         this.eventName = value;
         break;
       case 'id':
+        this.canonical = false;
         if (!value.includes('\0')) this.lastId = value;
         break;
       default:
+        this.canonical = false;
         break;
     }
   }

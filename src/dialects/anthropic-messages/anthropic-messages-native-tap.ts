@@ -1,7 +1,12 @@
 import { parseJson } from '../../framing/parse-json.ts';
 import type { CancellableTransformer } from '../../framing/stream-end.ts';
 import type { NativeStreamTapOptions } from '../dialect.ts';
-import { createNativeStreamRelay, frameRelayedEvent, relayedEventType } from '../native-stream-relay.ts';
+import {
+  createNativeStreamRelay,
+  frameRelayedEvent,
+  frameRelayedEvents,
+  relayedEventType,
+} from '../native-stream-relay.ts';
 import { renderAnthropicStreamBreak } from './anthropic-messages-render-stream.ts';
 import {
   anthropicUsageSchema,
@@ -52,9 +57,11 @@ export function createAnthropicNativeStreamTap(
 
   return createNativeStreamRelay(options, {
     relay(events, stream) {
-      let output = '';
-      for (const event of events) {
-        if (done) break;
+      // Built only from the first event changed or dropped; undefined while every event goes as it came.
+      let output: string | undefined;
+      for (let index = 0; index < events.length; index++) {
+        if (done) return output ?? frameRelayedEvents(events, index);
+        const event = events[index]!;
         let data = event.data;
         const type = relayedEventType(event, leadingType, mentionsWatchedType);
         if (type === 'message_start' || type === 'message_delta') {
@@ -72,7 +79,10 @@ export function createAnthropicNativeStreamTap(
           stream.recordUpstreamError();
           data = redactor.redact(data);
         }
-        output += frameRelayedEvent(type, data);
+        if (output === undefined && (data !== event.data || type !== event.event)) {
+          output = frameRelayedEvents(events, index);
+        }
+        if (output !== undefined) output += frameRelayedEvent(type, data);
       }
       return output;
     },

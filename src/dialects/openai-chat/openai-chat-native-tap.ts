@@ -3,7 +3,7 @@ import { usageFromOpenAIWire } from './openai-usage-from-wire.ts';
 import { parseJson } from '../../framing/parse-json.ts';
 import { noSecretRedactor, type SecretRedactor } from '../../security/secret-redactor.ts';
 import type { CancellableTransformer, StreamEnd } from '../../framing/stream-end.ts';
-import { createNativeStreamRelay, frameRelayedEvent } from '../native-stream-relay.ts';
+import { createNativeStreamRelay, frameRelayedEvent, frameRelayedEvents } from '../native-stream-relay.ts';
 import { renderOpenAIStreamBreak } from './openai-chat-render-stream.ts';
 
 /** OpenAI's mid-stream error event: `data: {"error":{...}}`. */
@@ -52,9 +52,11 @@ export function createOpenAIPassthroughTransformer(
     { ...options, redactor },
     {
       relay(events, stream) {
-        let output = '';
-        for (const event of events) {
-          if (done) break;
+        // Built only from the first event changed or dropped; undefined while every event goes as it came.
+        let output: string | undefined;
+        for (let index = 0; index < events.length; index++) {
+          if (done) return output ?? frameRelayedEvents(events, index);
+          const event = events[index]!;
           let data = event.data;
           if (data === '[DONE]') done = true;
           else if (mentionsUsage(data)) {
@@ -63,6 +65,7 @@ export function createOpenAIPassthroughTransformer(
               const chunk = parsed.value as Record<string, unknown>;
               usage = usageFromOpenAIWire(chunk.usage) ?? usage;
               if (!clientWantsUsage) {
+                output ??= frameRelayedEvents(events, index);
                 const choices = chunk.choices;
                 if (!Array.isArray(choices) || choices.length === 0) continue;
                 delete chunk.usage;
@@ -73,7 +76,8 @@ export function createOpenAIPassthroughTransformer(
             stream.recordUpstreamError();
             data = redactor.redact(data);
           }
-          output += frameRelayedEvent(event.event, data);
+          if (output === undefined && data !== event.data) output = frameRelayedEvents(events, index);
+          if (output !== undefined) output += frameRelayedEvent(event.event, data);
         }
         return output;
       },

@@ -2,7 +2,12 @@ import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
 import { parseJson } from '../../framing/parse-json.ts';
 import { once, type CancellableTransformer } from '../../framing/stream-end.ts';
 import type { NativeStreamTapOptions } from '../dialect.ts';
-import { createNativeStreamRelay, frameRelayedEvent, relayedEventType } from '../native-stream-relay.ts';
+import {
+  createNativeStreamRelay,
+  frameRelayedEvent,
+  frameRelayedEvents,
+  relayedEventType,
+} from '../native-stream-relay.ts';
 import { renderResponsesStreamBreak } from './openai-responses-render-stream.ts';
 import { usageFromResponsesWire } from './openai-responses-usage.ts';
 
@@ -86,9 +91,11 @@ export function createResponsesNativeStreamTap(
 
   return createNativeStreamRelay(options, {
     relay(events, stream) {
-      let output = '';
-      for (const event of events) {
-        if (done) break;
+      // Built only from the first event changed or dropped; undefined while every event goes as it came.
+      let output: string | undefined;
+      for (let index = 0; index < events.length; index++) {
+        if (done) return output ?? frameRelayedEvents(events, index);
+        const event = events[index]!;
         let data = event.data;
         const type = relayedEventType(event, leadingType, mentionsWatchedType);
         if (type === 'response.created') {
@@ -103,7 +110,10 @@ export function createResponsesNativeStreamTap(
         }
         const sequence = sequenceNumberField.exec(data);
         if (sequence !== null) lastSequence = Math.max(lastSequence, Number(sequence[1]));
-        output += frameRelayedEvent(type, data);
+        if (output === undefined && (data !== event.data || type !== event.event)) {
+          output = frameRelayedEvents(events, index);
+        }
+        if (output !== undefined) output += frameRelayedEvent(type, data);
       }
       return output;
     },
