@@ -66,11 +66,11 @@ describe('measurementPlan', () => {
     ]);
   });
 
-  it('plans a full run under 9 minutes', () => {
+  it('plans a full run under 11 minutes', () => {
     const settings = readSettings({});
     const planned = plannedSeconds(settings, measurementPlan(settings));
     expect(planned).toBeGreaterThan(400);
-    expect(planned).toBeLessThan(540);
+    expect(planned).toBeLessThan(660);
     expect(settings.budgetSeconds).toBeGreaterThanOrEqual(planned);
     expect(processOf('production-master')).toBe('production');
   });
