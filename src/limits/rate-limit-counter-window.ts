@@ -276,6 +276,8 @@ export class CounterWindow {
   private flush(): void {
     const store = this.context.store;
     if (store === undefined || this.flushing !== undefined) return;
+    // Nothing to send (a give-back kept whole as held units, the common case): no promise chain per request.
+    if (this.pendingAdd <= 0 && this.pendingRelease <= 0) return;
     const window = { counter: this.counter, windowStart: this.windowStart, windowMs: this.context.windowMs };
     const flushing = (async () => {
       while (this.pendingAdd > 0 || this.pendingRelease > 0) {

@@ -12,6 +12,9 @@ export function windowStartOf(now: number, windowMs: number): number {
   return now - (((now % windowMs) + windowMs) % windowMs);
 }
 
+/** The last duration {@link formatResetDuration} formatted, in whole ms, and its text. */
+const lastFormatted = { total: -1, text: '' };
+
 /**
  * A duration in the format OpenAI sends in `x-ratelimit-reset-requests` and `x-ratelimit-reset-tokens` (Go's
  * `time.Duration` text, whole milliseconds): `17ms`, `1s`, `1.5s`, `6m0s`, `1h2m3s`. Negative durations read `0s`.
@@ -19,6 +22,16 @@ export function windowStartOf(now: number, windowMs: number): number {
 export function formatResetDuration(milliseconds: number): string {
   const total = Math.max(0, Math.round(milliseconds));
   if (total === 0) return '0s';
+  // Every response of a limited key formats one or two of these; requests in the same millisecond share the text.
+  if (total === lastFormatted.total) return lastFormatted.text;
+  const text = formatWholeMilliseconds(total);
+  lastFormatted.total = total;
+  lastFormatted.text = text;
+  return text;
+}
+
+/** {@link formatResetDuration} of a positive whole number of milliseconds. */
+function formatWholeMilliseconds(total: number): string {
   if (total < 1000) return `${total}ms`;
   const hours = Math.floor(total / 3_600_000);
   const minutes = Math.floor((total % 3_600_000) / 60_000);
