@@ -118,6 +118,18 @@ describe.each(gatewayRuntimes)('an Anthropic client behind a misbehaving upstrea
     },
   );
 
+  it.each(upstreams)(
+    "%s: an error event in the stream that quotes the gateway's provider key reaches the client redacted",
+    async (kind) => {
+      const streamed = await streamMessage(client, `${kind}/stream-echo-key`);
+      expect(streamed.text).toBe('partial ');
+      expect(streamed.error).toBeInstanceOf(Anthropic.APIError);
+      expect(String((streamed.error as Error).message)).toContain('[redacted]');
+      expect(String((streamed.error as Error).message)).not.toContain(hostileUpstreamApiKey);
+      expect(gateway.output()).not.toContain(hostileUpstreamApiKey);
+    },
+  );
+
   it('still serves ordinary messages on both paths after all of it', async () => {
     for (const kind of upstreams) {
       const message = await client.messages.create({

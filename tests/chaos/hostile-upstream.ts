@@ -26,6 +26,9 @@ import { gzipSync } from 'node:zlib';
  * - `deep-json:N`: a 200 JSON answer whose tool call input (Anthropic) or an extra field (OpenAI) nests N levels deep;
  *   streamed (Anthropic only), a tool_use block whose `content_block_start` input does;
  * - `echo-key:STATUS`: an error with STATUS whose message quotes the credential the gateway presented;
+ * - `stream-echo-key`: a 200 stream whose first events, a content delta and then the dialect's own error event quoting
+ *   the credential the gateway presented come in one write, framed exactly as a relay frames them (so a same-dialect
+ *   relay that forwards unchanged bytes must notice the error and redact it); a plain JSON answer without `stream`;
  * - `error:STATUS`: the provider's recorded error body with that status.
  */
 export interface HostileUpstream {
@@ -285,6 +288,12 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
         return sendJson(200, deepJson(dialect, count));
       case 'echo-key':
         return sendJson(count, errorBody(dialect, count, `Invalid API key provided: ${presentedCredential(request)}`));
+      case 'stream-echo-key': {
+        if (!stream) return sendJson(200, jsonFixture(dialect, 'text.json'));
+        const leak = errorBody(dialect, 401, `Invalid API key provided: ${presentedCredential(request)}`);
+        const errorEvent = dialect === 'anthropic' ? `event: error\ndata: ${leak}\n\n` : `data: ${leak}\n\n`;
+        return sendStream(shapes[dialect].head + shapes[dialect].delta('partial ') + errorEvent);
+      }
       case 'error':
         return sendJson(count, errorBody(dialect, count));
       default:
@@ -333,6 +342,7 @@ export const clientApiHostileBehaviours = [
   'deep-json:100000',
   'echo-key:401',
   'echo-key:500',
+  'stream-echo-key',
 ];
 
 /**

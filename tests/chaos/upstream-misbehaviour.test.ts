@@ -29,6 +29,7 @@ const behaviours = [
   'echo-key:401',
   'echo-key:403',
   'echo-key:500',
+  'stream-echo-key',
 ];
 const dialects = ['openai', 'anthropic'] as const;
 interface ErrorAnswer {
@@ -161,6 +162,18 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
       const streamed = await streamChat(client, `${dialect}/echo-key:${status}`).catch((error: unknown) => error);
       expect(streamed).toBeInstanceOf(OpenAI.APIError);
       expect(String((streamed as Error).message)).not.toContain(hostileUpstreamApiKey);
+      expect(gateway.output()).not.toContain(hostileUpstreamApiKey);
+    },
+  );
+
+  it.each(dialects)(
+    "%s: an error event in the stream that quotes the gateway's provider key reaches the client redacted",
+    async (dialect) => {
+      const streamed = await streamChat(client, `${dialect}/stream-echo-key`);
+      expect(streamed.text).toBe('partial ');
+      expect(streamed.error).toBeInstanceOf(OpenAI.APIError);
+      expect(String((streamed.error as Error).message)).toContain('[redacted]');
+      expect(JSON.stringify(streamed) + String((streamed.error as Error).message)).not.toContain(hostileUpstreamApiKey);
       expect(gateway.output()).not.toContain(hostileUpstreamApiKey);
     },
   );
