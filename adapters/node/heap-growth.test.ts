@@ -1,21 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHeapGrowingPercent, heapGrowthFlag } from './heap-growth.ts';
+import { heapGrowthFlag } from './heap-growth.ts';
 
 describe('heapGrowthFlag', () => {
-  it('bounds the growth by default', () => {
-    expect(heapGrowthFlag({}, [])).toBe(`--heap-growing-percent=${defaultHeapGrowingPercent}`);
+  it("leaves V8's own heuristics by default", () => {
+    expect(heapGrowthFlag({}, [])).toBeUndefined();
   });
 
   it('takes TORII_HEAP_GROWING_PERCENT, and 0 leaves V8 its own heuristics', () => {
     expect(heapGrowthFlag({ TORII_HEAP_GROWING_PERCENT: ' 25 ' }, [])).toBe('--heap-growing-percent=25');
     expect(heapGrowthFlag({ TORII_HEAP_GROWING_PERCENT: '0' }, [])).toBeUndefined();
-    expect(heapGrowthFlag({ TORII_HEAP_GROWING_PERCENT: '' }, [])).toBe('--heap-growing-percent=50');
+    expect(heapGrowthFlag({ TORII_HEAP_GROWING_PERCENT: '' }, [])).toBeUndefined();
   });
 
   it('leaves a flag the operator set on the command line or in NODE_OPTIONS alone', () => {
-    expect(heapGrowthFlag({}, ['--heap-growing-percent=200'])).toBeUndefined();
-    expect(heapGrowthFlag({ NODE_OPTIONS: '--max-old-space-size=512 --heap-growing-percent 80' }, [])).toBeUndefined();
-    expect(heapGrowthFlag({ NODE_OPTIONS: '--heap-growing-percentage-typo' }, [])).toBe('--heap-growing-percent=50');
+    const chosen = { TORII_HEAP_GROWING_PERCENT: '50' };
+    expect(heapGrowthFlag(chosen, ['--heap-growing-percent=200'])).toBeUndefined();
+    expect(
+      heapGrowthFlag({ ...chosen, NODE_OPTIONS: '--max-old-space-size=512 --heap-growing-percent 80' }, []),
+    ).toBeUndefined();
+    expect(heapGrowthFlag({ ...chosen, NODE_OPTIONS: '--heap-growing-percentage-typo' }, [])).toBe(
+      '--heap-growing-percent=50',
+    );
   });
 
   it('refuses anything but a whole number up to 1000, naming the setting', () => {

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     startProcessWatchdog({ parentPid: process.ppid, role: 'worker' });
   }
   const settings = readNodeServerSettings(process.env, availableParallelism());
-  // Before any load: full collections at 1.5x the live heap, so RSS stays flat instead of a 100+ MB sawtooth.
+  // Before any load: TORII_HEAP_GROWING_PERCENT, when set, bounds the old generation's growth (see heap-growth.ts).
   boundHeapGrowth();
   // TORII_DATABASE=off: a pure proxy with the master key only; no database, ledger, virtual keys or stored responses.
   const withDatabase = readDatabaseSetting(process.env) !== 'off';
