@@ -37,6 +37,20 @@ async function main(): Promise<void> {
     // First, before anything can wedge: the heartbeat the primary watches, and the thread that ends this worker
     // when the primary is gone (even killed with SIGKILL, even while this worker's main thread spins).
     startProcessWatchdog({ parentPid: process.ppid, role: 'worker' });
+    // The IPC channel closes the moment the primary dies: exit then, before serving requests whose usage has nowhere
+    // to go (the watchdog's 250 ms poll remains for a worker whose loop is too busy to see this event).
+    process.once('disconnect', () => {
+      if (cluster.worker?.exitedAfterDisconnect === true) return;
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          role: 'worker',
+          pid: process.pid,
+          message: 'the cluster primary is gone; this worker exits with it',
+        }),
+      );
+      process.kill(process.pid, 'SIGKILL');
+    });
   }
   const settings = readNodeServerSettings(process.env, availableParallelism());
   // Before any load: TORII_HEAP_GROWING_PERCENT, when set, bounds the old generation's growth (see heap-growth.ts).
