@@ -31,6 +31,13 @@ async function compareWithLedger(databaseUrl: string, idPrefix: string, requests
  * A kill's loss stays within its bound: no duplicated or unknown rows, every lost request finished between
  * `windowStart` and just after the kill, and no more were lost than finished in that window.
  */
+/**
+ * How long after a kill a lost request may still have finished: the workers stop at the primary's disconnect or at the
+ * watchdog's next 250 ms poll, but on a loaded CI machine their threads can wait hundreds of ms to run (341-343 ms
+ * seen); generous, as the suite's time limits are.
+ */
+const afterKillSlackMs = 1_000;
+
 function expectLossWithin(
   result: Awaited<ReturnType<typeof compareWithLedger>>,
   windowStart: number,
@@ -41,7 +48,7 @@ function expectLossWithin(
   expect(result.unknown).toEqual([]);
   for (const lost of result.missing) {
     expect(lost.finishedAt).toBeGreaterThanOrEqual(windowStart);
-    expect(lost.finishedAt).toBeLessThanOrEqual(killedAt + 250);
+    expect(lost.finishedAt).toBeLessThanOrEqual(killedAt + afterKillSlackMs);
   }
   expect(result.missing.length).toBeLessThanOrEqual(finishedInWindow);
 }
@@ -154,7 +161,7 @@ describe('the usage ledger under load (cluster of 2, Postgres + Redis)', { timeo
       const result = await compareWithLedger(database.url, idPrefix, load.requests);
       const windowStart = killedAt - 500;
       const inWindow = result.succeeded.filter(
-        (request) => request.finishedAt >= windowStart && request.finishedAt <= killedAt + 250,
+        (request) => request.finishedAt >= windowStart && request.finishedAt <= killedAt + afterKillSlackMs,
       );
       const succeededAfterKill = result.succeeded.filter((request) => request.sentAt > killedAt).length;
       console.log(
