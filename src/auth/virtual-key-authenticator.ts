@@ -151,6 +151,12 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
   const unknown = new LruMap<LocalEntry>(lruOptions);
   /** The last version an invalidation announced per hash, remembered as long as a stale read could be in flight. */
   const invalidatedVersions = new LruMap<number>(lruOptions);
+  /**
+   * The hash of each presented secret that authenticated a known key in the last `localTtlMs`, so a warm request
+   * skips the SHA-256 (4-9 us). Only secrets of known keys go in, so a flood of made-up keys cannot grow it, and a
+   * secret leaves it with its entry's lifetime: no raw secret stays in memory longer than the local tier keeps its key.
+   */
+  const hashBySecret = new LruMap<string>(lruOptions);
   const pending = new Map<string, Promise<LocalEntry>>();
   const counts: Record<KeyLookupTier, number> = { local: 0, shared: 0, store: 0 };
   const report = options.onLookupProblem ?? (() => {});
@@ -228,9 +234,15 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
     return lookup.then((entry) => contextFor(entry, secret, wallClock()));
   };
 
-  const authenticateHash = (hash: string, secret: string) => {
+  const authenticateHash = (hash: string, secret: string, remembered = false) => {
     // Only known keys are in the local tier, so a hit needs no shape check; a miss does before any lookup.
-    const entry = local.get(hash) ?? unknown.get(hash);
+    const known = local.get(hash);
+    if (known !== undefined) {
+      counts.local++;
+      if (!remembered) hashBySecret.set(secret, hash, localTtlMs);
+      return contextFor(known, secret, wallClock());
+    }
+    const entry = unknown.get(hash);
     if (entry !== undefined) {
       counts.local++;
       return contextFor(entry, secret, wallClock());
@@ -247,6 +259,8 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
       if (secret.length > maxSecretLength) throw invalidKeyError(secret);
       // The master key is compared as it is (constant time, no hash); only other secrets are hashed for the lookup.
       if (isMasterKey(secret, masterKey)) return masterContext;
+      const memo = hashBySecret.get(secret);
+      if (memo !== undefined) return authenticateHash(memo, secret, true);
       if (hexDigest !== undefined) return authenticateHash(hexDigest(secret), secret);
       const presented = digest(secret);
       if (!(presented instanceof Promise)) return authenticateHash(toHex(presented), secret);
@@ -266,6 +280,7 @@ export function createVirtualKeyAuthenticator(options: VirtualKeyAuthenticatorOp
     forgetAll() {
       local.clear();
       unknown.clear();
+      hashBySecret.clear();
     },
     lookups: () => ({ ...counts }),
     storeLookups: () => storeLookups.stats(),

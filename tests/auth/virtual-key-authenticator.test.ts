@@ -121,6 +121,34 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     withHex.close();
   });
 
+  it('stops hashing a warm key, still refuses it at once when revoked, and never remembers made-up keys', async () => {
+    const issued = await administration.create({ name: 'warm' });
+    const hashed: string[] = [];
+    const counting = makeAuthenticator({
+      sha256Hex: (text) => {
+        hashed.push(text);
+        return hash('sha256', text, 'hex');
+      },
+    });
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect(await counting.authenticate(issued.secret)).toMatchObject({ subject: issued.record.id });
+    // The lookup and the first local hit hash it; every later request finds its hash by the secret.
+    expect(hashed.filter((text) => text === issued.secret)).toHaveLength(2);
+    await administration.update(issued.record.id, { disabled: true });
+    expect(await statusOf(() => counting.authenticate(issued.secret))).toBe(401);
+    await administration.update(issued.record.id, { disabled: false });
+    expect(await statusOf(() => counting.authenticate(issued.secret))).toBe('ok');
+    await administration.revoke(issued.record.id);
+    expect(await statusOf(() => counting.authenticate(issued.secret))).toBe(401);
+    expect(await statusOf(() => counting.authenticate(issued.secret))).toBe(401);
+    // A well-formed key nobody issued is hashed on every attempt: only keys that authenticated are remembered.
+    const madeUp = generateVirtualKeySecret().secret;
+    hashed.length = 0;
+    for (let attempt = 0; attempt < 3; attempt++) expect(await statusOf(() => counting.authenticate(madeUp))).toBe(401);
+    expect(hashed).toEqual([madeUp, madeUp, madeUp]);
+    counting.close();
+  });
+
   it('refuses a secret longer than the limit with the usual 401, without hashing or looking it up', async () => {
     const hashed: string[] = [];
     const counting = makeAuthenticator({
