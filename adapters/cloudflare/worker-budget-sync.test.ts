@@ -7,13 +7,15 @@ import { createBudgetSyncDriver, requestDrivenTimers } from './worker-budget-syn
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A sync that takes `durationMs` and notes when each run started and ended. */
-function timedSync(durationMs: number) {
+/**
+ * A sync that takes `durationMs` and notes when each run started (by `startedAt`, default the clock now) and ended.
+ */
+function timedSync(durationMs: number, startedAt: () => number = () => performance.now()) {
   const runs: { startedAt: number; endedAt: number }[] = [];
   return {
     runs,
     async sync() {
-      const run = { startedAt: performance.now(), endedAt: Number.POSITIVE_INFINITY };
+      const run = { startedAt: startedAt(), endedAt: Number.POSITIVE_INFINITY };
       runs.push(run);
       await sleep(durationMs);
       run.endedAt = performance.now();
@@ -23,8 +25,12 @@ function timedSync(durationMs: number) {
 
 describe('createBudgetSyncDriver', () => {
   it('answers every request with a sync that starts after it, one at a time, at most one per interval', async () => {
-    const probe = timedSync(30);
-    const driver = createBudgetSyncDriver({ sync: () => probe.sync(), intervalMs: 50 });
+    // A run starts when the driver read its clock to start it: the driver's own reading, not a second one taken
+    // inside the sync, which a GC pause between the two (3 ms on a loaded CI machine) would move later.
+    let lastClockReading = 0;
+    const clock = (): number => (lastClockReading = performance.now());
+    const probe = timedSync(30, () => lastClockReading);
+    const driver = createBudgetSyncDriver({ sync: () => probe.sync(), intervalMs: 50, now: clock });
     const asked: { at: number; done: Promise<void> }[] = [];
     for (let index = 0; index < 12; index++) {
       asked.push({ at: performance.now(), done: driver.request() });
