@@ -280,7 +280,8 @@ describe('createUsageQueue flush', () => {
   });
 });
 
-describe('createUsageQueue under stress', () => {
+// 100,000 events each: pure CPU, seconds on a machine the rest of the suite keeps busy (more than the default 5 s under two CPU hogs).
+describe('createUsageQueue under stress', { timeout: 60_000 }, () => {
   it('delivers every event exactly once through failures, hangs, spills and a shutdown', async () => {
     const spill = createTestUsageSpill();
     const { clock, sink, queue, enqueueRange } = setup({
