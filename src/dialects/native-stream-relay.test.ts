@@ -186,6 +186,31 @@ describe('createNativeStreamRelay', () => {
     expect(ends).toEqual([[usage, 'client went away']]);
     expect(sourceCancelled).toBe(true);
   });
+
+  it('ends the request with the chunk that carries the final event, before the upstream ends', () => {
+    for (const framing of ['data: {"a":1}\n\ndata: END\n\n', 'data:{"a":1}\n\ndata:END\n\n']) {
+      const ends: unknown[][] = [];
+      const transformer = createNativeStreamRelay(
+        { providerName: 'acme', redactor: noSecretRedactor, onEnd: (...values) => ends.push(values) },
+        fakeDialect([]),
+      );
+      const written: Uint8Array[] = [];
+      const controller = {
+        enqueue: (chunk: Uint8Array) => written.push(chunk),
+        terminate: () => undefined,
+      } as unknown as TransformStreamDefaultController<Uint8Array>;
+      void transformer.transform!(textEncoder.encode('data: {"b":2}\n\n'), controller);
+      expect(ends).toEqual([]);
+      // A client that stops reading at the final event may send its next request now: this one is already counted.
+      void transformer.transform!(textEncoder.encode(framing), controller);
+      expect(written).toHaveLength(2);
+      expect(ends).toEqual([[usage, undefined]]);
+      // What the upstream does after its final event changes nothing: a broken connection is not a failure.
+      transformer.cancel?.(new Error('upstream connection reset'));
+      void transformer.flush!(controller);
+      expect(ends).toEqual([[usage, undefined]]);
+    }
+  });
 });
 
 describe('frameRelayedEvent', () => {

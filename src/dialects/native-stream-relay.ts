@@ -83,7 +83,9 @@ function upstreamStreamError(providerName: string): GatewayError {
  * client's parser before it could read the error event that follows. A stream that stops before the dialect says it
  * is over, with no failure recorded, gets a final error event (`upstream_stream_incomplete`, retryable). `onEnd` is
  * called exactly once, with the dialect's usage and the failure (else the client's cancel reason), when the stream
- * finishes, breaks off or is cancelled.
+ * finishes, breaks off or is cancelled; a stream finishes with the chunk that carries the dialect's final event, not
+ * at the upstream's end after it: a client stops reading at that event (the SDKs do at `[DONE]`) and may send its
+ * next request at once, which must find this one's spend, limits and usage already counted.
  *
  * @example
  * let done = false;
@@ -150,13 +152,10 @@ export function createNativeStreamRelay(
         // Every event as it came: the upstream's bytes themselves when they are exactly those events, framed as the
         // relay frames them (no decoding back into bytes), else the events framed again.
         if (events.length === 0) return;
-        if (decoder.lastPushCanonical && !startsWithByteOrderMark) {
-          controller.enqueue(chunk);
-          return;
-        }
-        output = frameRelayedEvents(events, events.length);
-      }
-      if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+        if (decoder.lastPushCanonical && !startsWithByteOrderMark) controller.enqueue(chunk);
+        else controller.enqueue(textEncoder.encode(frameRelayedEvents(events, events.length)));
+      } else if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+      if (dialect.ended()) finish();
     },
     flush(controller) {
       let output = '';
