@@ -120,6 +120,9 @@ export const anthropicChatStream: ChatStreamReducer<AnthropicStreamState> = {
     }
   },
 
+  isComplete(state: AnthropicStreamState): boolean {
+    return state.stopped;
+  },
   onEnd(state: AnthropicStreamState): CanonicalStreamPart[] {
     const parts = flushUsage(state);
     if (!state.stopped) {

@@ -61,6 +61,12 @@ export interface ChatStreamReducer<State = unknown> {
    * reports a stream without it as cut off.
    */
   onEnd(state: State, ending?: StreamEnding): CanonicalStreamPart[];
+  /**
+   * Whether the provider's own final event has come (Anthropic's `message_stop`): the gateway then ends the client's
+   * stream (`onEnd` follows at once) instead of waiting for the upstream to close its body. Reducers of providers
+   * whose end is the framing's sentinel (`data: [DONE]`) need not implement it; the sentinel does the same.
+   */
+  isComplete?(state: State): boolean;
 }
 
 /** How an upstream stream ended, as the shared framing saw it. */

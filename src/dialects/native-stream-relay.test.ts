@@ -195,16 +195,20 @@ describe('createNativeStreamRelay', () => {
         fakeDialect([]),
       );
       const written: Uint8Array[] = [];
+      let terminated = 0;
       const controller = {
         enqueue: (chunk: Uint8Array) => written.push(chunk),
-        terminate: () => undefined,
+        terminate: () => void terminated++,
       } as unknown as TransformStreamDefaultController<Uint8Array>;
       void transformer.transform!(textEncoder.encode('data: {"b":2}\n\n'), controller);
       expect(ends).toEqual([]);
-      // A client that stops reading at the final event may send its next request now: this one is already counted.
+      expect(terminated).toBe(0);
+      // A client that stops reading at the final event may send its next request now: this one is already counted,
+      // and the client's stream ends here (terminated), whatever the upstream does next.
       void transformer.transform!(textEncoder.encode(framing), controller);
       expect(written).toHaveLength(2);
       expect(ends).toEqual([[usage, undefined]]);
+      expect(terminated).toBe(1);
       // What the upstream does after its final event changes nothing: a broken connection is not a failure.
       transformer.cancel?.(new Error('upstream connection reset'));
       void transformer.flush!(controller);

@@ -85,7 +85,9 @@ function upstreamStreamError(providerName: string): GatewayError {
  * called exactly once, with the dialect's usage and the failure (else the client's cancel reason), when the stream
  * finishes, breaks off or is cancelled; a stream finishes with the chunk that carries the dialect's final event, not
  * at the upstream's end after it: a client stops reading at that event (the SDKs do at `[DONE]`) and may send its
- * next request at once, which must find this one's spend, limits and usage already counted.
+ * next request at once, which must find this one's spend, limits and usage already counted. The transformer then
+ * terminates, so the client's stream ends there too: an upstream that holds its connection open (or breaks it) after
+ * its final event neither keeps the client waiting nor adds anything after that event.
  *
  * @example
  * let done = false;
@@ -155,7 +157,11 @@ export function createNativeStreamRelay(
         if (decoder.lastPushCanonical && !startsWithByteOrderMark) controller.enqueue(chunk);
         else controller.enqueue(textEncoder.encode(frameRelayedEvents(events, events.length)));
       } else if (output.length > 0) controller.enqueue(textEncoder.encode(output));
-      if (dialect.ended()) finish();
+      if (dialect.ended()) {
+        // The answer is complete: the client's stream ends with this chunk, whatever the upstream does after it.
+        finish();
+        controller.terminate();
+      }
     },
     flush(controller) {
       let output = '';

@@ -132,4 +132,76 @@ describe('transformBody', () => {
     }
     expect(text).toBe('01234|END');
   });
+
+  describe('a transformer that terminates (the final event came)', () => {
+    /** Ends the client's stream at `END`, like a relay at the dialect's final event; the rest is not its concern. */
+    function untilEnd(): Transformer<Uint8Array, Uint8Array> & { cancel?: (reason: unknown) => void } {
+      return {
+        transform(chunk, controller) {
+          const text = decoder.decode(chunk);
+          const end = text.indexOf('END');
+          controller.enqueue(encoder.encode(end === -1 ? text : text.slice(0, end + 3)));
+          if (end !== -1) controller.terminate();
+        },
+        flush(controller) {
+          controller.enqueue(encoder.encode('|FLUSHED'));
+        },
+      };
+    }
+
+    /** An upstream that sends `first` (with the final event), then what `after` does on each later read. */
+    function upstream(first: string, after: (controller: ReadableStreamDefaultController<Uint8Array>) => void) {
+      const seen = { reads: 0, cancelled: false, closed: false };
+      let cancelled: () => void = () => undefined;
+      const whenCancelled = new Promise<void>((resolve) => (cancelled = resolve));
+      let drained: () => void = () => undefined;
+      const whenDrained = new Promise<void>((resolve) => (drained = resolve));
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            seen.reads++;
+            if (seen.reads === 1) return controller.enqueue(encoder.encode(first));
+            after(controller);
+            if (seen.closed) drained();
+          },
+          cancel() {
+            seen.cancelled = true;
+            cancelled();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { stream, seen, whenCancelled, whenDrained, close: () => (seen.closed = true) };
+    }
+
+    it('ends the client stream at once and reads the rest of an upstream that closes, keeping its connection', async () => {
+      const source = upstream('a END', (controller) => {
+        controller.enqueue(encoder.encode(' trailing bytes'));
+        source.close();
+        controller.close();
+      });
+      const text = await new Response(transformBody(source.stream, untilEnd(), { idleTimeoutMs: 60_000 })).text();
+      // Nothing after the final event, not even the flush: the stream ended with the transformer's last output.
+      expect(text).toBe('a END');
+      await source.whenDrained;
+      expect(source.seen.cancelled).toBe(false);
+    });
+
+    it('cancels an upstream that stays open after the final event, within the idle timeout', async () => {
+      const source = upstream('a END', () => undefined /* nothing, ever */);
+      const text = await new Response(transformBody(source.stream, untilEnd(), { idleTimeoutMs: 50 })).text();
+      expect(text).toBe('a END');
+      await source.whenCancelled;
+      expect(source.seen.cancelled).toBe(true);
+    });
+
+    it('cancels an upstream that keeps sending after the final event, after 64 KiB', async () => {
+      const source = upstream('a END', (controller) => controller.enqueue(new Uint8Array(16 * 1024)));
+      const text = await new Response(transformBody(source.stream, untilEnd(), { idleTimeoutMs: 60_000 })).text();
+      expect(text).toBe('a END');
+      await source.whenCancelled;
+      expect(source.seen.reads).toBeGreaterThan(4);
+      expect(source.seen.reads).toBeLessThan(10);
+    });
+  });
 });

@@ -20,13 +20,44 @@ export interface TransformBodyOptions {
   now?: () => number;
 }
 
+/** How long the rest of an upstream body is read after the transformer ended the client's stream, at most, ms. */
+const releaseGraceMs = 2_000;
+/** How many bytes of it are read, at most, before the upstream is cancelled instead. */
+const releaseMaxBytes = 64 * 1024;
+
+/**
+ * The client's stream is over (the transformer saw the dialect's final event, or gave up on the upstream) but the
+ * upstream has not closed its body. What is left is read and dropped in the background, so an upstream that ends
+ * right after its final event (the usual case: its chunked terminator follows in the same or the next packet) keeps
+ * its connection for the next request; one that sends more than {@link releaseMaxBytes} or stays open past `graceMs`
+ * is cancelled, which closes the connection.
+ */
+function releaseUpstream(reader: ReadableStreamDefaultReader<Uint8Array>, graceMs: number): void {
+  const cancel = (): void => void reader.cancel().catch(() => undefined);
+  const timer = setTimeout(cancel, graceMs);
+  let received = 0;
+  const drain = async (): Promise<void> => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      received += value.byteLength;
+      if (received > releaseMaxBytes) return cancel();
+    }
+  };
+  drain()
+    .catch(() => undefined)
+    .finally(() => clearTimeout(timer));
+}
+
 /**
  * Runs a response body through a Transformer with one pull-based ReadableStream instead of `pipeThrough`: each pull
  * reads the upstream, transforms, and hands the output on, with no intermediate queues or pipe machinery (`pipeTo`
  * costs several promise hops per chunk on Node). Backpressure comes for free: nothing is read until the client
  * pulls. Cancelling the result (the client went away) calls the transformer's `cancel` and cancels the upstream read.
  * A failing upstream read, or an upstream silent for longer than `idleTimeoutMs`, cancels the upstream and ends the
- * stream with `renderSourceError`'s event.
+ * stream with `renderSourceError`'s event. A transformer that terminates (the dialect's final event came, or the
+ * upstream's stream is beyond use) ends the client's stream at once; the upstream's remainder is released in the
+ * background ({@link releaseUpstream}), and nothing is ever sent after the transformer's last output.
  *
  * One timer per stream watches for silence; it is re-armed only when it fires, not per chunk.
  */
@@ -118,7 +149,7 @@ export function transformBody(
       if (terminated) {
         stopWatching();
         output.close();
-        if (!sourceDone) await reader.cancel().catch(() => undefined);
+        if (!sourceDone) releaseUpstream(reader, Math.min(idleTimeoutMs ?? releaseGraceMs, releaseGraceMs));
       }
     },
     async cancel(reason) {

@@ -142,6 +142,45 @@ describe('createTranslatedStream with the Anthropic translator and the OpenAI ch
     expect(ends).toHaveLength(1);
   });
 
+  it('ends at message_stop without waiting for the upstream to close, and renders nothing the upstream adds', async () => {
+    const ends: (CanonicalUsage | undefined)[] = [];
+    let upstreamCancelled: () => void = () => undefined;
+    const whenUpstreamCancelled = new Promise<void>((resolve) => (upstreamCancelled = resolve));
+    // The whole answer, then an event after message_stop, then the upstream holds its connection open.
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(textEncoder.encode(`${fixture}event: ping\ndata: {"type":"ping"}\n\n`));
+      },
+      cancel() {
+        upstreamCancelled();
+      },
+    });
+    const raw = await new Response(
+      source.pipeThrough(
+        createTranslatedStream({
+          reducer: anthropicTranslator.chatStream,
+          renderer: createOpenAIChatStreamRenderer(false, 'claude-sonnet-4-5'),
+          providerName: 'anthropic',
+          onEnd: (usage) => ends.push(usage),
+        }),
+      ),
+    ).text();
+    expect(raw.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(raw.match(/\[DONE\]/g)).toHaveLength(1);
+    expect(
+      contentOf(
+        raw
+          .split('\n\n')
+          .filter((block) => block.startsWith('data: {'))
+          .map((block) => JSON.parse(block.slice(6)) as unknown),
+      ),
+    ).toBe(fixtureText);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]?.outputTokens).toBeGreaterThan(0);
+    // The pipe lets go of the upstream (in the gateway, transformBody releases it: see its tests).
+    await whenUpstreamCancelled;
+  });
+
   it('reports a stream cut off before the message finished as an error event', async () => {
     const blocks = fixture.split('\n\n');
     const cut = blocks.findIndex((block) => block.startsWith('event: message_delta'));

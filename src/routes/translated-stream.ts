@@ -26,7 +26,9 @@ export interface TranslatedStreamOptions {
 /**
  * Upstream SSE bytes -> decoded JSON events -> the provider's stream reducer -> canonical parts -> the client
  * dialect's framed events. An error the provider reports mid-stream (or a reducer or decoder failure) is rendered as
- * the dialect's in-band error event and ends the stream; the renderer renders nothing after it.
+ * the dialect's in-band error event and ends the stream; the renderer renders nothing after it. The provider's final
+ * event (the `[DONE]` sentinel, or what the reducer's `isComplete` says) ends the stream too, at once: the client
+ * does not wait for the upstream to close its body, and nothing the upstream sends after it is rendered.
  */
 export function createTranslatedStreamTransformer(
   options: TranslatedStreamOptions,
@@ -54,23 +56,39 @@ export function createTranslatedStreamTransformer(
     return output;
   };
 
+  /** The stream's end as the client sees it: the reducer's last parts and, unless it failed, the dialect's end. */
+  const renderEnd = (): string => {
+    const output = render(reducer.onEnd(reducerState, { sentinel }));
+    return failure === undefined ? output + renderer.end() : output;
+  };
+  const complete = (): boolean => sentinel || reducer.isComplete?.(reducerState) === true;
+
   const transformer: CancellableTransformer<Uint8Array, Uint8Array> = {
     transform(chunk, controller) {
       let output = '';
+      let ended = false;
       try {
         for (const event of decoder.push(textDecoder.decode(chunk, { stream: true }))) {
           const decoded = decodeJsonEvent(event, providerName);
           if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
           else sentinel = true;
+          // The provider's final event, or an error it reported: the stream is over, and whatever the upstream sends
+          // or does after it (more bytes, a connection held open, a reset) is not the client's concern.
+          if (complete() || failure !== undefined) {
+            output += renderEnd();
+            ended = true;
+            break;
+          }
         }
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
-        controller.enqueue(textEncoder.encode(output));
-        finish();
-        controller.terminate();
-        return;
+        ended = true;
       }
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+      if (ended) {
+        finish();
+        controller.terminate();
+      }
     },
     flush(controller) {
       let output = '';
@@ -79,9 +97,9 @@ export function createTranslatedStreamTransformer(
           const decoded = decodeJsonEvent(event, providerName);
           if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
           else sentinel = true;
+          if (complete() || failure !== undefined) break;
         }
-        output += render(reducer.onEnd(reducerState, { sentinel }));
-        if (failure === undefined) output += renderer.end();
+        output += renderEnd();
       } catch (error) {
         output += render([{ type: 'error', error: toGatewayError(error) }]);
       }
