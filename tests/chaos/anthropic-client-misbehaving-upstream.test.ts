@@ -3,8 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
 import { chaosMasterKey, isLive } from './chaos-client.ts';
+import { waitFor } from '../e2e/accounting-harness.ts';
 import {
+  burstText,
   clientApiHostileBehaviours,
+  rawStreamEvents,
   hostileEnvironment,
   hostileGatewayConfig,
   hostileServerLimits,
@@ -95,6 +98,41 @@ describe.each(gatewayRuntimes)('an Anthropic client behind a misbehaving upstrea
       const result = await streamMessage(client, `${kind}/${cut}`);
       expect(result.error).toBeInstanceOf(Anthropic.APIError);
       expect(String((result.error as Error).message)).toMatch(/stream|upstream/i);
+    },
+  );
+
+  it.each(upstreams.flatMap((kind) => ['hang-after-end', 'reset-after-end'].map((after) => [kind, after])))(
+    '%s: ends a complete stream at message_stop when the upstream then misbehaves (%s), adding nothing after it',
+    async (kind, after) => {
+      const abortedBefore = upstream.abortedResponses;
+      // Read to the end of the body, as a plain HTTP client does: waiting for the upstream's end would hang here.
+      const response = await fetch(`${gateway.baseURL}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': chaosMasterKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: `${kind}/${after}`,
+          stream: true,
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'Hello' }],
+        }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      expect(response.status).toBe(200);
+      const events = rawStreamEvents(await response.text());
+      expect(events.at(-1)?.type).toBe('message_stop');
+      expect(events.filter((event) => event.type === 'message_stop')).toHaveLength(1);
+      expect(events.filter((event) => event.type === 'error')).toEqual([]);
+      const text = events
+        .filter((event) => event.type === 'content_block_delta')
+        .map((event) => (JSON.parse(event.data) as { delta: { text?: string } }).delta.text ?? '')
+        .join('');
+      expect(text).toBe(burstText(3));
+      if (after === 'hang-after-end')
+        await waitFor(
+          'the upstream connection to be closed',
+          async () => upstream.abortedResponses > abortedBefore,
+          60_000,
+        );
     },
   );
 

@@ -21,6 +21,10 @@ import { gzipSync } from 'node:zlib';
  * - `truncated`: a 200 whose JSON is cut off; `gzip`: a 200 of gzip bytes labelled `application/json`;
  * - `json-for-stream`: a stream request answered with a plain JSON completion;
  * - `no-end`: a stream that ends cleanly but without its final event (`[DONE]` / `message_stop`);
+ * - `hang-after-end`: a whole stream, final event included (three content deltas), after which the upstream holds its
+ *   connection open and never ends its body; a plain JSON answer without `stream`;
+ * - `reset-after-end`: the same whole stream, after which the upstream resets its connection instead of ending its
+ *   body (no chunked terminator); a plain JSON answer without `stream`;
  * - `disconnect:K`: a stream that sends K content deltas, then drops the connection;
  * - `absurd-usage`: a normal answer reporting 1e300 tokens;
  * - `deep-json:N`: a 200 JSON answer whose tool call input (Anthropic) or an extra field (OpenAI) nests N levels deep;
@@ -107,6 +111,25 @@ function anthropicShape(): StreamShape {
 }
 
 const shapes: Record<Dialect, StreamShape> = { openai: openAIShape(), anthropic: anthropicShape() };
+
+/**
+ * A raw event stream split into its events: the type (`event:`, else the `type` its JSON data names) and the data.
+ */
+export function rawStreamEvents(text: string): { type: string; data: string }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim().length > 0)
+    .map((block) => {
+      const lines = block.split('\n');
+      const data = lines
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice('data: '.length))
+        .join('\n');
+      const named = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
+      const typed = /^\{"type":"([^"]+)"/.exec(data)?.[1];
+      return { type: named ?? typed ?? '', data };
+    });
+}
 
 /** The content word the hostile upstream streams as delta number `index`. */
 export function burstWord(index: number): string {
@@ -277,6 +300,16 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
         return sendJson(200, jsonFixture(dialect, 'text.json'));
       case 'no-end':
         return sendStream(streamOf(dialect, 3, false));
+      case 'hang-after-end':
+        if (!stream) return sendJson(200, jsonFixture(dialect, 'text.json'));
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(streamOf(dialect, 3));
+        return;
+      case 'reset-after-end':
+        if (!stream) return sendJson(200, jsonFixture(dialect, 'text.json'));
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(streamOf(dialect, 3), () => response.socket?.resetAndDestroy());
+        return;
       case 'disconnect':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.write(streamOf(dialect, count).slice(0, -shapes[dialect].tail.length), () => response.destroy());
@@ -338,6 +371,8 @@ export const clientApiHostileBehaviours = [
   'gzip',
   'json-for-stream',
   'no-end',
+  'hang-after-end',
+  'reset-after-end',
   'disconnect:5',
   'deep-json:100000',
   'echo-key:401',

@@ -3,8 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
 import { chaosMasterKey, isLive } from './chaos-client.ts';
+import { waitFor } from '../e2e/accounting-harness.ts';
 import {
+  burstText,
   clientApiHostileBehaviours,
+  rawStreamEvents,
   hostileEnvironment,
   hostileGatewayConfig,
   hostileServerLimits,
@@ -98,6 +101,36 @@ describe.each(gatewayRuntimes)('a Responses client behind a misbehaving upstream
       const result = await streamResponse(client, `${kind}/${cut}`);
       expect(result.error).toBeInstanceOf(Error);
       expect(String((result.error as Error).message)).toMatch(/stream|upstream|incomplete|failed/i);
+    },
+  );
+
+  // Translated only: the `openai/...` upstream answers Responses requests in chat shapes, which have no final
+  // Responses event to end at.
+  it.each(['hang-after-end', 'reset-after-end'])(
+    'anthropic: ends a complete stream at response.completed when the upstream then misbehaves (%s)',
+    async (after) => {
+      const abortedBefore = upstream.abortedResponses;
+      const response = await fetch(`${gateway.baseURL}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${chaosMasterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: `anthropic/${after}`, stream: true, input: 'Hello' }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      expect(response.status).toBe(200);
+      const events = rawStreamEvents(await response.text());
+      expect(events.at(-1)?.type).toBe('response.completed');
+      expect(events.filter((event) => /failed|incomplete|error/.test(event.type))).toEqual([]);
+      const text = events
+        .filter((event) => event.type === 'response.output_text.delta')
+        .map((event) => (JSON.parse(event.data) as { delta: string }).delta)
+        .join('');
+      expect(text).toBe(burstText(3));
+      if (after === 'hang-after-end')
+        await waitFor(
+          'the upstream connection to be closed',
+          async () => upstream.abortedResponses > abortedBefore,
+          60_000,
+        );
     },
   );
 

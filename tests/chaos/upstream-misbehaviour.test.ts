@@ -2,8 +2,10 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
+import { waitFor } from '../e2e/accounting-harness.ts';
 import { chaosClient, chaosMasterKey, collectChatStream, isLive } from './chaos-client.ts';
 import {
+  burstText,
   hostileEnvironment,
   hostileGatewayConfig,
   hostileServerLimits,
@@ -12,18 +14,20 @@ import {
   type HostileUpstream,
 } from './hostile-upstream.ts';
 
+/** Answers of tens of megabytes, served by a gateway of their own (see `sizeCapLimits`). */
+const hugeBehaviours = ['huge:40', 'huge-error:20'];
 const behaviours = [
   'text',
   'hang',
   'stall-body',
-  'huge:40',
-  'huge-error:20',
   'html',
   'error-in-200',
   'truncated',
   'gzip',
   'json-for-stream',
   'no-end',
+  'hang-after-end',
+  'reset-after-end',
   'disconnect:5',
   'deep-json:100000',
   'echo-key:401',
@@ -32,6 +36,13 @@ const behaviours = [
   'stream-echo-key',
 ];
 const dialects = ['openai', 'anthropic'] as const;
+
+/**
+ * The size caps are measured against answers of tens of megabytes, which take the upstream and the gateway seconds to
+ * build and read on a loaded machine: with the suite's 1.5 s timeouts, a slow read ended as a 504 before the cap was
+ * reached. The gateway that serves them keeps the caps and waits as long as a real deployment would.
+ */
+const sizeCapLimits = { ...hostileServerLimits, upstreamTimeoutMs: 60_000, upstreamBodyTimeoutMs: 60_000 };
 interface ErrorAnswer {
   status: number;
   contentType: string | null;
@@ -53,6 +64,30 @@ async function postChat(gateway: RunningGateway, model: string, stream = false):
   };
 }
 
+/** A stream request read to the end of its body, as a plain HTTP client (curl, a proxy) reads it. */
+async function rawStream(gateway: RunningGateway, model: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${gateway.baseURL}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${chaosMasterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The content a raw OpenAI chat stream carries, joined. */
+function streamedContent(text: string): string {
+  return text
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: {'))
+    .flatMap(
+      (event) =>
+        (JSON.parse(event.slice('data: '.length)) as { choices: { delta: { content?: string | null } }[] }).choices,
+    )
+    .map((choice) => choice.delta.content ?? '')
+    .join('');
+}
+
 async function streamChat(client: OpenAI, model: string) {
   const stream = await client.chat.completions.create({
     model,
@@ -69,19 +104,21 @@ async function streamChat(client: OpenAI, model: string) {
 describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
   let upstream: HostileUpstream;
   let gateway: RunningGateway;
+  let sizeCapGateway: RunningGateway;
   let client: OpenAI;
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    gateway = await runtime.start(hostileGatewayConfig(upstream.url, behaviours, hostileServerLimits), {
-      ...hostileEnvironment,
-      TORII_MASTER_KEY: chaosMasterKey,
-    });
+    const environment = { ...hostileEnvironment, TORII_MASTER_KEY: chaosMasterKey };
+    [gateway, sizeCapGateway] = await Promise.all([
+      runtime.start(hostileGatewayConfig(upstream.url, behaviours, hostileServerLimits), environment),
+      runtime.start(hostileGatewayConfig(upstream.url, hugeBehaviours, sizeCapLimits), environment),
+    ]);
     client = chaosClient(gateway);
   });
 
   afterAll(async () => {
-    await gateway?.stop();
+    await Promise.all([gateway?.stop(), sizeCapGateway?.stop()]);
     await upstream?.close();
   });
 
@@ -101,13 +138,13 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
   });
 
   it.each(dialects)('%s: refuses an answer over the size cap with a 502, without holding it', async (dialect) => {
-    const answer = await postChat(gateway, `${dialect}/huge:40`);
+    const answer = await postChat(sizeCapGateway, `${dialect}/huge:40`);
     expect(answer).toMatchObject({ status: 502, error: { code: 'upstream_response_too_large' } });
-    expect(await isLive(gateway)).toBe(true);
+    expect(await isLive(sizeCapGateway)).toBe(true);
   });
 
   it.each(dialects)('%s: reports a huge upstream error body as a 502 without its megabytes', async (dialect) => {
-    const answer = await postChat(gateway, `${dialect}/huge-error:20`);
+    const answer = await postChat(sizeCapGateway, `${dialect}/huge-error:20`);
     expect(answer.status).toBe(502);
     expect(answer.error.message.length).toBeLessThan(2_000);
   });
@@ -149,6 +186,29 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
       const result = await streamChat(client, `${dialect}/${kind}`);
       expect(result.error).toBeInstanceOf(OpenAI.APIError);
       expect(String((result.error as Error).message)).toMatch(/stream|upstream/i);
+    },
+  );
+
+  it.each(dialects.flatMap((dialect) => ['hang-after-end', 'reset-after-end'].map((kind) => [dialect, kind])))(
+    '%s: ends a complete stream at its final event when the upstream then misbehaves (%s), adding nothing after it',
+    async (dialect, kind) => {
+      const abortedBefore = upstream.abortedResponses;
+      // Read to the end of the body: a gateway that waited for the upstream's end would hang here until its idle
+      // timeout, and then add an error event after [DONE].
+      const answer = await rawStream(gateway, `${dialect}/${kind}`);
+      expect(answer.status).toBe(200);
+      expect(answer.text.endsWith('data: [DONE]\n\n')).toBe(true);
+      expect(answer.text.match(/\[DONE\]/g)).toHaveLength(1);
+      expect(answer.text).not.toContain('"error"');
+      expect(streamedContent(answer.text)).toBe(burstText(3));
+      // The upstream that holds its connection open after its final event is let go within the gateway's bounds.
+      if (kind === 'hang-after-end')
+        await waitFor(
+          'the upstream connection to be closed',
+          async () => upstream.abortedResponses > abortedBefore,
+          60_000,
+        );
+      expect(await isLive(gateway)).toBe(true);
     },
   );
 
