@@ -56,6 +56,14 @@ export interface NativeStreamRelayContext {
    * follows it.
    */
   recordUpstreamError(): void;
+  /**
+   * The decoded text the events came from, when every event's lines lie inside it (the upstream chunk began between
+   * events), with {@link NativeStreamRelayContext.eventEnds}; undefined otherwise (then every event must be looked
+   * at). A dialect may search it once for what it watches instead of searching every event.
+   */
+  text: string | undefined;
+  /** Where each event ends in `text` (see {@link SseDecoder.lastPushEventEnds}). */
+  eventEnds: readonly number[];
 }
 
 /** What a relay needs besides its dialect. */
@@ -123,6 +131,8 @@ export function createNativeStreamRelay(
     recordUpstreamError() {
       failure ??= upstreamStreamError(providerName);
     },
+    text: undefined,
+    eventEnds: decoder.lastPushEventEnds,
   };
 
   /** The error event for an event too large to hold (the decoder's cap), recorded as the failure. */
@@ -139,7 +149,9 @@ export function createNativeStreamRelay(
       let events: ServerSentEvent[];
       let output: string | undefined;
       try {
-        events = decoder.push(textDecoder.decode(chunk, { stream: true }));
+        const text = textDecoder.decode(chunk, { stream: true });
+        events = decoder.push(text);
+        stream.text = decoder.lastPushStartedInsideEvent ? undefined : text;
         output = dialect.relay(events, stream);
       } catch (error) {
         controller.enqueue(textEncoder.encode(breakOff(error)));
@@ -171,6 +183,7 @@ export function createNativeStreamRelay(
           for (const event of decoder.end()) {
             if (event.data === dialect.wholeData || parseJson(event.data).ok) events.push(event);
           }
+          stream.text = undefined;
           output = dialect.relay(events, stream) ?? frameRelayedEvents(events, events.length);
         }
         if (!dialect.ended() && failure === undefined) {

@@ -284,3 +284,21 @@ describe('SseDecoder.lastPushCanonical', () => {
     expect(canonicalAfter('data: x\r', '\ndata: y\n\n')).toBe(false); // a CR pending from before
   });
 });
+
+describe('SseDecoder.lastPushEventEnds', () => {
+  it('says where each event of the last push ends in its text, and whether the push began inside an event', () => {
+    const decoder = new SseDecoder();
+    const text = 'data: a\n\nevent: e\ndata: bb\r\n\r\n: comment\n\ndata: c';
+    expect(decoder.push(text).map((event) => event.data)).toEqual(['a', 'bb']);
+    expect(decoder.lastPushEventEnds).toEqual([9, 30]);
+    expect(text.slice(9, 30)).toBe('event: e\ndata: bb\r\n\r\n');
+    expect(decoder.lastPushStartedInsideEvent).toBe(false);
+    // The comment's blank line dispatched nothing; `data: c` is unfinished, so the next push begins inside it.
+    expect(decoder.push('c\n\ndata: d\n\n').map((event) => event.data)).toEqual(['cc', 'd']);
+    expect(decoder.lastPushEventEnds).toEqual([3, 12]);
+    expect(decoder.lastPushStartedInsideEvent).toBe(true);
+    expect(decoder.push('')).toEqual([]);
+    expect(decoder.lastPushEventEnds).toEqual([]);
+    expect(decoder.lastPushStartedInsideEvent).toBe(false);
+  });
+});

@@ -47,6 +47,10 @@ export class SseDecoder {
   private lastId: string | undefined = undefined;
   private pendingCarriageReturn = false;
   private canonical = false;
+  /** Where each event completed by the last push ends in its text (just past its blank line). */
+  private readonly eventEnds: number[] = [];
+  /** Whether the last push began inside an event: the first event it completed started in earlier text. */
+  private startedInsideEvent = false;
   private readonly maxLineLength: number;
 
   constructor(options: SseDecoderOptions = {}) {
@@ -64,10 +68,33 @@ export class SseDecoder {
     return this.canonical;
   }
 
+  /**
+   * Where each event the last {@link SseDecoder.push} returned ends in the text it was given: `lastPushEventEnds[i]`
+   * is the offset just past the blank line that completed event `i`, so event `i`'s lines lie between the previous
+   * end (0 for the first) and its own. A dialect may then search the whole text once for what it watches and look
+   * only at the events where it occurs, provided no event began in earlier text
+   * ({@link SseDecoder.lastPushStartedInsideEvent}).
+   */
+  get lastPushEventEnds(): readonly number[] {
+    return this.eventEnds;
+  }
+
+  /**
+   * Whether the last {@link SseDecoder.push} began inside an event (a line or an event left unfinished by the text
+   * before it): its first event then has lines in earlier text, which {@link SseDecoder.lastPushEventEnds} does not
+   * cover.
+   */
+  get lastPushStartedInsideEvent(): boolean {
+    return this.startedInsideEvent;
+  }
+
   /** Feeds decoded text; returns the events completed by it. Throws when a line or an event grows past the cap. */
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
     this.canonical = false;
+    this.eventEnds.length = 0;
+    this.startedInsideEvent =
+      this.pendingPieces.length > 0 || this.dataLines.length > 0 || this.eventName !== undefined;
     // An empty chunk must not clear a pending CR: the LF of a split CRLF may still follow.
     if (text.length === 0) return events;
     this.canonical =
@@ -105,7 +132,9 @@ export class SseDecoder {
         break;
       }
       if (this.pendingLength + end - start > this.maxLineLength) throw eventTooLarge(this.maxLineLength);
+      const dispatched = events.length;
       this.processLine(this.takeLine(text.slice(start, end)), events);
+      if (events.length !== dispatched) this.eventEnds.push(next);
       start = next;
     }
     if (start < length) {

@@ -9,6 +9,34 @@ import { renderOpenAIStreamBreak } from './openai-chat-render-stream.ts';
 /** OpenAI's mid-stream error event: `data: {"error":{...}}`. */
 const upstreamErrorEvent = /^\s*\{\s*"error"\s*:/;
 
+/** What {@link mentionsUsage} looks for, anywhere in a text: `"usage"`, spaces or colons, `{`. */
+const usageObjectPattern = /"usage"[ :]*\{/g;
+/** What the error test looks for first. */
+const errorKeyPattern = /"error"/g;
+const noEvents: readonly number[] = [];
+
+/**
+ * The indices of the events whose lines (between the previous event's end and their own, in `text`) hold a match of
+ * `pattern`, ascending; none when `text` has no match. One search of the whole text instead of one per event: an
+ * event without a match cannot pass the per-event test the match stands for.
+ */
+function eventsMatching(text: string, ends: readonly number[], pattern: RegExp): readonly number[] {
+  pattern.lastIndex = 0;
+  let match = pattern.exec(text);
+  if (match === null) return noEvents;
+  const indices: number[] = [];
+  let event = 0;
+  while (match !== null) {
+    while (event < ends.length && ends[event]! <= match.index) event++;
+    // A match after the last complete event is in one this text has not finished: the next text covers it.
+    if (event === ends.length) break;
+    indices.push(event);
+    pattern.lastIndex = ends[event]!;
+    match = pattern.exec(text);
+  }
+  return indices;
+}
+
 function mentionsUsage(data: string): boolean {
   const at = data.indexOf('"usage"');
   if (at === -1) return false;
@@ -54,12 +82,23 @@ export function createOpenAIPassthroughTransformer(
       relay(events, stream) {
         // Built only from the first event changed or dropped; undefined while every event goes as it came.
         let output: string | undefined;
+        // Which events may carry a usage object or an error, from one search of the chunk's text each (undefined: the
+        // text does not cover every event, so each is looked at).
+        const text = stream.text;
+        const usageEvents = text === undefined ? undefined : eventsMatching(text, stream.eventEnds, usageObjectPattern);
+        const errorEvents = text === undefined ? undefined : eventsMatching(text, stream.eventEnds, errorKeyPattern);
+        let nextUsage = 0;
+        let nextError = 0;
         for (let index = 0; index < events.length; index++) {
           if (done) return output ?? frameRelayedEvents(events, index);
           const event = events[index]!;
           let data = event.data;
+          const mayHoldUsage = usageEvents === undefined || usageEvents[nextUsage] === index;
+          if (mayHoldUsage && usageEvents !== undefined) nextUsage++;
+          const mayHoldError = errorEvents === undefined || errorEvents[nextError] === index;
+          if (mayHoldError && errorEvents !== undefined) nextError++;
           if (data === '[DONE]') done = true;
-          else if (mentionsUsage(data)) {
+          else if (mayHoldUsage && mentionsUsage(data)) {
             const parsed = parseJson(data);
             if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
               const chunk = parsed.value as Record<string, unknown>;
@@ -72,7 +111,7 @@ export function createOpenAIPassthroughTransformer(
                 data = JSON.stringify(chunk);
               }
             }
-          } else if (data.includes('"error"') && upstreamErrorEvent.test(data)) {
+          } else if (mayHoldError && data.includes('"error"') && upstreamErrorEvent.test(data)) {
             stream.recordUpstreamError();
             data = redactor.redact(data);
           }
