@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
 import { chaosMasterKey, isLive } from './chaos-client.ts';
-import { waitFor } from '../e2e/accounting-harness.ts';
 import {
   burstText,
   clientApiHostileBehaviours,
@@ -13,6 +12,7 @@ import {
   hostileServerLimits,
   hostileUpstreamApiKey,
   startHostileUpstream,
+  waitForAbortedResponse,
   type HostileUpstream,
 } from './hostile-upstream.ts';
 
@@ -127,12 +127,7 @@ describe.each(gatewayRuntimes)('an Anthropic client behind a misbehaving upstrea
         .map((event) => (JSON.parse(event.data) as { delta: { text?: string } }).delta.text ?? '')
         .join('');
       expect(text).toBe(burstText(3));
-      if (after === 'hang-after-end')
-        await waitFor(
-          'the upstream connection to be closed',
-          async () => upstream.abortedResponses > abortedBefore,
-          60_000,
-        );
+      if (after === 'hang-after-end') await waitForAbortedResponse(upstream, abortedBefore);
     },
   );
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { waitFor } from '../e2e/accounting-harness.ts';
 
 /**
  * A misbehaving upstream model provider for the chaos suite. It speaks OpenAI chat completions (`.../chat/completions`)
@@ -111,6 +112,11 @@ function anthropicShape(): StreamShape {
 }
 
 const shapes: Record<Dialect, StreamShape> = { openai: openAIShape(), anthropic: anthropicShape() };
+
+/** Waits until the upstream has seen a response aborted after `abortedBefore` of them: the gateway let it go. */
+export async function waitForAbortedResponse(upstream: HostileUpstream, abortedBefore: number): Promise<void> {
+  await waitFor('the upstream connection to be closed', async () => upstream.abortedResponses > abortedBefore, 60_000);
+}
 
 /**
  * A raw event stream split into its events: the type (`event:`, else the `type` its JSON data names) and the data.

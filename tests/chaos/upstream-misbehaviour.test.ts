@@ -2,7 +2,6 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
-import { waitFor } from '../e2e/accounting-harness.ts';
 import { chaosClient, chaosMasterKey, collectChatStream, isLive } from './chaos-client.ts';
 import {
   burstText,
@@ -11,6 +10,7 @@ import {
   hostileServerLimits,
   hostileUpstreamApiKey,
   startHostileUpstream,
+  waitForAbortedResponse,
   type HostileUpstream,
 } from './hostile-upstream.ts';
 
@@ -202,12 +202,7 @@ describe.each(gatewayRuntimes)('a misbehaving upstream on $name', (runtime) => {
       expect(answer.text).not.toContain('"error"');
       expect(streamedContent(answer.text)).toBe(burstText(3));
       // The upstream that holds its connection open after its final event is let go within the gateway's bounds.
-      if (kind === 'hang-after-end')
-        await waitFor(
-          'the upstream connection to be closed',
-          async () => upstream.abortedResponses > abortedBefore,
-          60_000,
-        );
+      if (kind === 'hang-after-end') await waitForAbortedResponse(upstream, abortedBefore);
       expect(await isLive(gateway)).toBe(true);
     },
   );
