@@ -81,6 +81,21 @@ export function defineResponsesE2ESuite(runtime: string, start: AccountingGatewa
       expect(events.at(-1)).toBe('response.completed');
     });
 
+    it.each(['gpt-text', 'claude-text'])(
+      'stores a streamed response on %s by the time its last event arrives, so the next turn can continue it at once',
+      async (model) => {
+        const streamed = await client.responses.stream({ model, input: 'Hello' }).finalResponse();
+        expect(streamed.status).toBe('completed');
+        // No wait: the stream ends with response.completed, and the answer must be stored before that event leaves.
+        const retrieved = await client.responses.retrieve(streamed.id);
+        expect(retrieved.id).toBe(streamed.id);
+        const next = await client.responses.create({ model, input: 'And then?', previous_response_id: streamed.id });
+        expect(next.object).toBe('response');
+        if (model === 'claude-text') expect(next.previous_response_id).toBe(streamed.id);
+        else expect(mock.requests.at(-1)?.body).toMatchObject({ previous_response_id: streamed.id });
+      },
+    );
+
     it.each(['compat-tools', 'claude-tools'])(
       'runs a tool loop through previous_response_id on %s, the gateway keeping the conversation',
       async (model) => {
