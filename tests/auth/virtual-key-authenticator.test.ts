@@ -33,6 +33,22 @@ function countingStore(store: KeyStore): KeyStore & { findByHashCalls: () => num
   };
 }
 
+/** The byte digest, recording every text it hashes in `hashed`. */
+function recordingSha256(hashed: string[]): (text: string) => ReturnType<typeof nodeSha256> {
+  return (text) => {
+    hashed.push(text);
+    return nodeSha256(text);
+  };
+}
+
+/** The hex digest, recording every text it hashes in `hashed`. */
+function recordingSha256Hex(hashed: string[]): (text: string) => string {
+  return (text) => {
+    hashed.push(text);
+    return hash('sha256', text, 'hex');
+  };
+}
+
 async function statusOf(attempt: () => unknown): Promise<number | 'ok'> {
   try {
     await attempt();
@@ -90,10 +106,7 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
   it('answers the master key without hashing it, and hashes every other secret once', async () => {
     const hashed: string[] = [];
     const counting = makeAuthenticator({
-      sha256: (text) => {
-        hashed.push(text);
-        return nodeSha256(text);
-      },
+      sha256: recordingSha256(hashed),
     });
     hashed.length = 0;
     for (let attempt = 0; attempt < 3; attempt++)
@@ -109,10 +122,7 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     const issued = await administration.create({ name: 'hex' });
     const byteDigests: string[] = [];
     const withHex = makeAuthenticator({
-      sha256: (text) => {
-        byteDigests.push(text);
-        return nodeSha256(text);
-      },
+      sha256: recordingSha256(byteDigests),
       sha256Hex: (text) => hash('sha256', text, 'hex'),
     });
     expect(await withHex.authenticate(issued.secret)).toMatchObject({ kind: 'virtual-key', subject: issued.record.id });
@@ -125,10 +135,7 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
     const issued = await administration.create({ name: 'warm' });
     const hashed: string[] = [];
     const counting = makeAuthenticator({
-      sha256Hex: (text) => {
-        hashed.push(text);
-        return hash('sha256', text, 'hex');
-      },
+      sha256Hex: recordingSha256Hex(hashed),
     });
     for (let attempt = 0; attempt < 5; attempt++)
       expect(await counting.authenticate(issued.secret)).toMatchObject({ subject: issued.record.id });
@@ -152,10 +159,7 @@ describe('virtual key authenticator (real Drizzle store on PGlite)', () => {
   it('refuses a secret longer than the limit with the usual 401, without hashing or looking it up', async () => {
     const hashed: string[] = [];
     const counting = makeAuthenticator({
-      sha256: (text) => {
-        hashed.push(text);
-        return nodeSha256(text);
-      },
+      sha256: recordingSha256(hashed),
     });
     hashed.length = 0;
     const before = store.findByHashCalls();
