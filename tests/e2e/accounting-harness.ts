@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import postgres from 'postgres';
+import { expect } from 'vitest';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { mockUpstreamApiKey } from '../mock-upstream/mock-upstream.ts';
 import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
@@ -189,6 +190,27 @@ export async function rawChat(
     headers: response.headers,
     body: (await response.json()) as Record<string, unknown>,
   };
+}
+
+/**
+ * Watches gateways, from now on, for the rate limiter's `rate limit store failed` warning (its store failed or answered
+ * later than the lease timeout, 1 s), for the tests of strict mode's exactness.
+ */
+export function watchRateLimitStore(gateways: readonly RunningGateway[]): { failed(): boolean; describe(): string } {
+  const count = (gateway: RunningGateway) => gateway.output().split('rate limit store failed').length - 1;
+  const before = gateways.map(count);
+  const failed = () => gateways.some((gateway, index) => count(gateway) > before[index]!);
+  return { failed, describe: () => (failed() ? 'the store failed or was late' : 'the store answered in time') };
+}
+
+/**
+ * Strict mode admits exactly the limit while its store answers within the lease timeout. On a machine loaded enough
+ * that it does not, each instance counts locally for the rest of the window, as documented (fail open, bounded):
+ * then at most the limit per instance.
+ */
+export function expectStrictAdmissions(admitted: number, limit: number, instances: number, storeFailed: boolean): void {
+  if (storeFailed) expect(admitted).toBeLessThanOrEqual(instances * limit);
+  else expect(admitted).toBe(limit);
 }
 
 /** Resolves after `ms` milliseconds. */
