@@ -121,15 +121,42 @@ function anthropicStatus(status: number): number {
   return status === 503 ? 529 : status;
 }
 
-/** Renders an error as a complete Response in the client's dialect. The only place error responses are built. */
+/**
+ * Renders an error as a complete Response in the client's dialect. With {@link renderErrorParts}, the only place error
+ * responses are built.
+ */
 export function renderError(error: GatewayError, dialect: ErrorDialect, headers?: Record<string, string>): Response {
+  const rendered = renderErrorParts(error, dialect, headers);
+  return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });
+}
+
+/** An error response's parts, before they become a Response (see {@link renderErrorParts}). */
+export interface RenderedError {
+  status: number;
+  /** A fresh object, the caller's to extend. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * {@link renderError} without the Response: the status, headers and JSON body of the error in the client's envelope,
+ * for servers that write the response themselves.
+ *
+ * @example
+ * const { status, headers, body } = renderErrorParts(error, 'anthropic');
+ */
+export function renderErrorParts(
+  error: GatewayError,
+  dialect: ErrorDialect,
+  headers?: Record<string, string>,
+): RenderedError {
   const anthropic = dialect === 'anthropic';
   const body = anthropic ? anthropicErrorBody(error) : openAIErrorBody(error);
-  const responseHeaders: Record<string, string> = { 'content-type': 'application/json', ...error.headers, ...headers };
-  return new Response(JSON.stringify(body), {
+  return {
     status: anthropic ? anthropicStatus(error.status) : error.status,
-    headers: responseHeaders,
-  });
+    headers: { 'content-type': 'application/json', ...error.headers, ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /** Shorthand for a 400 naming the offending field. */

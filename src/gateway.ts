@@ -6,13 +6,15 @@ import type { UsageQuery } from './usage/usage-query.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ProviderRegistry } from './canonical/provider-translator.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
-import { GatewayError, isGatewayError, renderError, toGatewayError, type ErrorDialect } from './errors.ts';
+import { GatewayError, renderError, type ErrorDialect } from './errors.ts';
 import { anthropicMessagesDialect } from './dialects/anthropic-messages/anthropic-messages-dialect.ts';
 import { resolveModelGroups } from './routing/resolve-model-groups.ts';
 import { openAIChatDialect } from './dialects/openai-chat/openai-chat-dialect.ts';
 import { openAIEmbeddingsDialect } from './dialects/openai-embeddings/openai-embeddings-dialect.ts';
 import { openAICompletionsDialect } from './dialects/openai-completions/openai-completions-dialect.ts';
-import { handleModelRequest } from './routes/handle-model-request.ts';
+import { handleModelRequest, modelRoute, type ModelRoute } from './routes/handle-model-request.ts';
+import { createDirectModelRoutes, type DirectModelRoutes } from './routes/direct-model-routes.ts';
+import { createFailureRenderer } from './routes/gateway-failure.ts';
 import { openAIResponsesDialect } from './dialects/openai-responses/openai-responses-dialect.ts';
 import { responsesLifecycle } from './routes/responses-conversation.ts';
 import { createResponsesRoutes } from './routes/responses-routes.ts';
@@ -25,12 +27,10 @@ import { createHealthRoutes } from './routes/health-routes.ts';
 import { createModelHandler, createModelsHandler } from './routes/models-route.ts';
 import { finishRequest } from './routes/request-accounting.ts';
 import type { GatewayAccounting } from './accounting/gateway-accounting.ts';
-import { createThrottledErrorLog } from './routes/error-log-throttle.ts';
 import { createRequestRecord } from './routes/request-record.ts';
 import { withTimingHeaders } from './routes/timing-headers.ts';
 import { createRedactingLogger } from './security/redacting-logger.ts';
-import { describeErrorSafely } from './security/safe-error-description.ts';
-import { createSecretRedactor, redactedError, secretsOfConfig } from './security/secret-redactor.ts';
+import { createSecretRedactor, secretsOfConfig } from './security/secret-redactor.ts';
 import { consoleLogger, noMetrics, type GatewayServices } from './services.ts';
 import { defaultJsonLimits } from './framing/json-limits.ts';
 import { createUsageSanity } from './usage/usage-sanity.ts';
@@ -85,6 +85,20 @@ function anthropicMethodNotAllowed(c: GatewayContext): never {
 function guessErrorDialect(request: Request): ErrorDialect {
   if (request.headers.has('anthropic-version')) return 'anthropic';
   return new URL(request.url).pathname.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+}
+
+const directRoutesOfApps = new WeakMap<Hono<GatewayEnvironment>, DirectModelRoutes>();
+
+/**
+ * The model routes of a gateway made by {@link createGateway}, for a server that serves them without the Hono app
+ * (the Node server's direct path: no Request, Response or Web stream per request); undefined for any other app.
+ * Everything else, and every model route a server does not take this way, is served by the app's `fetch` as usual.
+ *
+ * @example
+ * const route = gatewayDirectRoutes(app)?.post('/v1/chat/completions');
+ */
+export function gatewayDirectRoutes(app: Hono<GatewayEnvironment>): DirectModelRoutes | undefined {
+  return directRoutesOfApps.get(app);
 }
 
 /**
@@ -150,26 +164,10 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     if (measured && !record.streamEndsRequest) finishRequest(dependencies, record, c.res.status);
   });
 
-  const logError = createThrottledErrorLog(services.logger, now);
+  const renderFailure = createFailureRenderer(services.logger, redactor, now);
   app.onError((error, c) => {
-    const gatewayError = redactedError(isGatewayError(error) ? error : toGatewayError(error), redactor);
-    const requestId = c.var.record?.requestId;
-    if (!isGatewayError(error))
-      logError('error', 'internal_error', 'unhandled error', {
-        requestId,
-        error: describeErrorSafely(error),
-        // Only the frames: the message lines before them may hold a statement's parameters.
-        stack: (error as Error).stack
-          ?.split('\n')
-          .filter((line) => line.startsWith('    at '))
-          .join('\n'),
-      });
-    else if (gatewayError.status >= 500)
-      logError('warn', gatewayError.code ?? `status_${gatewayError.status}`, gatewayError.message, {
-        requestId,
-        ...(gatewayError.cause === undefined ? {} : { cause: describeErrorSafely(gatewayError.cause) }),
-      });
-    return renderError(gatewayError, c.var.record?.errorDialect ?? 'openai');
+    const rendered = renderFailure(error, c.var.record);
+    return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });
   });
   app.notFound((c) =>
     renderError(
@@ -184,14 +182,15 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   );
 
   app.route('/', createHealthRoutes(services));
-  app.post('/v1/chat/completions', handleModelRequest(dependencies, openAIChatDialect, chatOperation));
-  app.post('/v1/embeddings', handleModelRequest(dependencies, openAIEmbeddingsDialect, embeddingsOperation));
-  app.post('/v1/completions', handleModelRequest(dependencies, openAICompletionsDialect, chatOperation));
-  app.post('/v1/messages', handleModelRequest(dependencies, anthropicMessagesDialect, chatOperation));
-  app.post(
-    '/v1/responses',
-    handleModelRequest(dependencies, openAIResponsesDialect, chatOperation, responsesLifecycle),
-  );
+  const modelRoutes: Record<string, ModelRoute> = {
+    '/v1/chat/completions': modelRoute(dependencies, openAIChatDialect, chatOperation),
+    '/v1/embeddings': modelRoute(dependencies, openAIEmbeddingsDialect, embeddingsOperation),
+    '/v1/completions': modelRoute(dependencies, openAICompletionsDialect, chatOperation),
+    '/v1/messages': modelRoute(dependencies, anthropicMessagesDialect, chatOperation),
+    '/v1/responses': modelRoute(dependencies, openAIResponsesDialect, chatOperation, responsesLifecycle),
+  };
+  for (const [path, route] of Object.entries(modelRoutes)) app.post(path, handleModelRequest(route));
+  directRoutesOfApps.set(app, createDirectModelRoutes(dependencies, modelRoutes, renderFailure));
   app.route('/', createResponsesRoutes(dependencies));
   app.post('/v1/messages/count_tokens', createCountTokensHandler(dependencies));
   app.all('/v1/messages/count_tokens', anthropicMethodNotAllowed);

@@ -2,7 +2,7 @@
  * The runtime-neutral core of torii. Adapters (Node, Cloudflare Workers, Deno, the library entry) wire it to a
  * runtime; nothing here touches a runtime API.
  */
-export { createGateway, type GatewayOptions } from './gateway.ts';
+export { createGateway, gatewayDirectRoutes, type GatewayOptions } from './gateway.ts';
 export { parseGatewayConfig } from './config/config-parse.ts';
 export { ConfigError } from './config/config-error.ts';
 export type { GatewayConfig, DeploymentConfig, ModelGroupConfig } from './config/config-schema.ts';

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { UpstreamResponse } from '../../src/services.ts';
+import type { ChunkReader, UpstreamResponse } from '../../src/services.ts';
 import { concatenateChunks } from '../../src/framing/concatenate-chunks.ts';
 import { UpstreamLimitError } from '../../src/upstream/upstream-limit-error.ts';
 
@@ -47,6 +47,13 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   #bodyTimer: ReturnType<typeof setTimeout> | undefined;
   /** The body stream's `pull` waiting for data. */
   #pullWaiter: (() => void) | undefined;
+  /** A `bodyReader` read waiting for data. */
+  #readWaiter:
+    { resolve: (result: ReadableStreamReadResult<Uint8Array>) => void; reject: (error: Error) => void } | undefined;
+  /** Whether the body is read as a stream (`body` or `bodyReader`), not as text. */
+  #streaming = false;
+  /** Whether the `bodyReader`'s reader cancelled: every read after it is done. */
+  #cancelled = false;
   #wakeQueued = false;
 
   constructor(
@@ -88,6 +95,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
       {
         start: (controller) => {
           this.#streamController = controller;
+          this.#streaming = true;
         },
         pull: (controller) => {
           if (this.#deliver(controller)) return;
@@ -98,8 +106,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
         },
         cancel: (reason) => {
           this.#pullWaiter = undefined;
-          if (!this.#ended)
-            this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
+          this.#abort(reason);
         },
       },
       { highWaterMark: 0 },
@@ -108,35 +115,82 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   }
 
   /**
-   * Hands what is held to the body stream's reader: the held chunks joined into one, else the end or the failure.
-   * Answers whether it delivered anything.
+   * The body without a ReadableStream: each read takes everything that arrived since the last one as one chunk, as
+   * `body`'s reads do, with the same bound on what is held, and a cancel resolves a pending read as done and aborts
+   * the call. On Node a ReadableStream read costs several promise hops; this costs one.
    */
-  #deliver(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
+  bodyReader(): ChunkReader {
+    this.#streaming = true;
+    return {
+      read: () => {
+        if (this.#cancelled) return Promise.resolve({ done: true, value: undefined });
+        const step = this.#take();
+        if (step instanceof Error) return Promise.reject(step);
+        if (step !== undefined) return Promise.resolve(step);
+        if (this.#controller.paused) this.#controller.resume();
+        return new Promise((resolve, reject) => {
+          this.#readWaiter = { resolve, reject };
+        });
+      },
+      cancel: (reason) => {
+        this.#cancelled = true;
+        const waiter = this.#readWaiter;
+        this.#readWaiter = undefined;
+        this.#abort(reason);
+        waiter?.resolve({ done: true, value: undefined });
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /** Aborts the upstream call for a reader's cancel, unless the body is complete. */
+  #abort(reason: unknown): void {
+    if (!this.#ended)
+      this.#controller.abort(reason instanceof Error ? reason : new Error('The client cancelled the stream.'));
+  }
+
+  /** The next read's result, taken from what is held: the held chunks joined into one, the failure, the end, or nothing yet. */
+  #take(): ReadableStreamReadResult<Uint8Array> | Error | undefined {
     if (this.#chunks.length > 0) {
       const chunks = this.#chunks;
       this.#chunks = [];
       this.#bufferedBytes = 0;
-      controller.enqueue(concatenateChunks(chunks));
       if (this.#controller.paused) this.#controller.resume();
-      return true;
+      return { done: false, value: concatenateChunks(chunks) };
     }
-    if (this.#failure !== undefined) {
-      controller.error(this.#failure);
-      return true;
-    }
-    if (this.#ended) {
-      controller.close();
-      return true;
-    }
-    return false;
+    if (this.#failure !== undefined) return this.#failure;
+    if (this.#ended) return { done: true, value: undefined };
+    return undefined;
   }
 
-  /** Wakes a reader waiting in `pull` once the callbacks of this socket read are done (a microtask later). */
+  /**
+   * Hands what is held to the body stream's reader: the held chunks joined into one, else the end or the failure.
+   * Answers whether it delivered anything.
+   */
+  #deliver(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
+    const step = this.#take();
+    if (step === undefined) return false;
+    if (step instanceof Error) controller.error(step);
+    else if (step.done) controller.close();
+    else controller.enqueue(step.value);
+    return true;
+  }
+
+  /** Wakes a reader waiting in `pull` or `read` once the callbacks of this socket read are done (a microtask later). */
   #wake(): void {
-    if (this.#pullWaiter === undefined || this.#wakeQueued) return;
+    if ((this.#pullWaiter === undefined && this.#readWaiter === undefined) || this.#wakeQueued) return;
     this.#wakeQueued = true;
     queueMicrotask(() => {
       this.#wakeQueued = false;
+      const reading = this.#readWaiter;
+      if (reading !== undefined) {
+        const step = this.#take();
+        if (step === undefined) return;
+        this.#readWaiter = undefined;
+        if (step instanceof Error) reading.reject(step);
+        else reading.resolve(step);
+        return;
+      }
       const waiter = this.#pullWaiter;
       const controller = this.#streamController;
       if (waiter === undefined || controller === undefined) return;
@@ -166,7 +220,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
   /** A body chunk arrived. */
   push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0 || this.#failure !== undefined) return;
-    if (this.#streamController !== undefined) {
+    if (this.#streaming) {
       this.#chunks.push(chunk);
       this.#bufferedBytes += chunk.byteLength;
       // A reader slower than the upstream: hold at most `heldBytes`, then pause the socket until it reads.

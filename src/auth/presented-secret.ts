@@ -1,3 +1,5 @@
+import type { HeaderReader } from '../routes/model-request-source.ts';
+
 /**
  * The longest secret an authenticator looks at, in characters (default of their `maxSecretLength`). A virtual key is
  * 52 characters; anything longer than this is refused with the usual 401 before it is hashed or looked up.
@@ -43,7 +45,7 @@ function bearerToken(value: string): string {
  * (Anthropic SDK). Returns undefined when neither is present, and an empty string for an empty key. The length is
  * not checked here: the authenticators refuse secrets over {@link maxPresentedSecretLength} before any hashing.
  */
-export function presentedSecret(headers: Headers): string | undefined {
+export function presentedSecret(headers: HeaderReader): string | undefined {
   const authorization = headers.get('authorization');
   if (authorization !== null) return bearerToken(authorization);
   const apiKey = headers.get('x-api-key');

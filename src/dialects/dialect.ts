@@ -63,7 +63,7 @@ export interface StreamRenderer {
  * operation it serves (see ModelOperation).
  *
  * @example
- * app.post('/v1/messages', handleModelRequest(dependencies, anthropicMessagesDialect, chatOperation));
+ * app.post('/v1/messages', handleModelRequest(modelRoute(dependencies, anthropicMessagesDialect, chatOperation)));
  */
 export interface ClientDialect<Request, Canonical, Answer> {
   readonly id: ClientDialectId;

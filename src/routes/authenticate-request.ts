@@ -1,5 +1,6 @@
 import type { AuthContext } from '../auth/authenticator.ts';
 import { presentedSecret } from '../auth/presented-secret.ts';
+import type { HeaderReader } from './model-request-source.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -9,7 +10,7 @@ import type { RequestRecord } from './request-record.ts';
  */
 export function authenticateRequest(
   dependencies: Pick<RouteDependencies, 'authenticator'>,
-  request: Request,
+  request: { headers: HeaderReader },
   record: RequestRecord,
 ): AuthContext | Promise<AuthContext> {
   const auth = dependencies.authenticator.authenticate(presentedSecret(request.headers));

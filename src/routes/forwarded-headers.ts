@@ -1,3 +1,5 @@
+import type { HeaderReader } from './model-request-source.ts';
+
 /** What a request forwards when its dialect names no headers: one shared object, not one per request. */
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -8,7 +10,10 @@ const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
  * @example
  * pickHeaders(request.headers, ['anthropic-version', 'anthropic-beta']); // { 'anthropic-version': '2023-06-01' }
  */
-export function pickHeaders(headers: Headers, names: readonly string[] | undefined): Readonly<Record<string, string>> {
+export function pickHeaders(
+  headers: HeaderReader,
+  names: readonly string[] | undefined,
+): Readonly<Record<string, string>> {
   if (names === undefined || names.length === 0) return noHeaders;
   const picked: Record<string, string> = {};
   for (const name of names) {

@@ -8,6 +8,7 @@ import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 import { sseResponseHeaders } from './stream-response.ts';
 import { withTimingHeaders } from './timing-headers.ts';
+import { pumpedStream, type StreamPump } from './transform-body.ts';
 
 /** A successful JSON response carrying the request's timing headers. */
 export function jsonResponse(
@@ -22,19 +23,49 @@ export function jsonResponse(
 }
 
 /**
- * A successful Server-Sent Events response carrying the request's timing headers. From here on the stream's end ends
- * the request (see `RequestRecord.streamEndsRequest`).
+ * A model route's answer before it becomes a Response (fetch handlers, {@link replyToResponse}) or goes straight to a
+ * socket (the Node server's direct path): status, headers as a plain object, and a JSON text or a stream's pump.
  */
-export function eventStreamResponse(
+export interface ModelReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string | StreamPump;
+}
+
+/** A successful JSON reply carrying the request's timing headers (see {@link jsonResponse}). */
+export function jsonReply(
   dependencies: Pick<RouteDependencies, 'services'>,
   record: RequestRecord,
-  stream: ReadableStream<Uint8Array>,
-): Response {
+  body: string,
+): ModelReply {
+  return {
+    status: 200,
+    headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
+    body,
+  };
+}
+
+/**
+ * A successful Server-Sent Events reply carrying the request's timing headers. From here on the stream's end ends the
+ * request (see `RequestRecord.streamEndsRequest`).
+ */
+export function eventStreamReply(
+  dependencies: Pick<RouteDependencies, 'services'>,
+  record: RequestRecord,
+  pump: StreamPump,
+): ModelReply {
   record.streamEndsRequest = true;
-  return new Response(stream, {
+  return {
     status: 200,
     headers: withTimingHeaders(record, dependencies.services.now(), { ...sseResponseHeaders }),
-  });
+    body: pump,
+  };
+}
+
+/** A {@link ModelReply} as a fetch Response. */
+export function replyToResponse(reply: ModelReply): Response {
+  const body = typeof reply.body === 'string' ? reply.body : pumpedStream(reply.body);
+  return new Response(body, { status: reply.status, headers: reply.headers });
 }
 
 /** The 502 for an upstream whose successful answer cannot be used; `reason` completes "its answer ...". */

@@ -6,19 +6,27 @@ import type { AuthContext } from '../auth/authenticator.ts';
 import { settlingTransformer, type ModelRequestLifecycle } from './request-lifecycle.ts';
 import type { GatewayContext } from '../gateway-environment.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
-import type { UpstreamResponse } from '../services.ts';
+import type { ChunkReader, UpstreamResponse } from '../services.ts';
 import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callDeployment, readUpstreamText, upstreamReadFailure } from './call-upstream.ts';
 import type { RouteDependencies } from './gateway-context.ts';
-import { eventStreamResponse, invalidUpstreamAnswer, jsonResponse, parseUpstreamAnswer } from './gateway-responses.ts';
+import {
+  eventStreamReply,
+  invalidUpstreamAnswer,
+  jsonReply,
+  parseUpstreamAnswer,
+  replyToResponse,
+  type ModelReply,
+} from './gateway-responses.ts';
 import type { ModelOperation } from './model-operation.ts';
-import { readJsonObjectBody } from './read-json-body.ts';
+import { fetchRequestSource, type ModelRequestSource } from './model-request-source.ts';
+import { readJsonObject } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
 import { pickHeaders } from './forwarded-headers.ts';
-import { transformBody, type TransformBodyOptions } from './transform-body.ts';
+import { createStreamPump, type TransformBodyOptions } from './transform-body.ts';
 import { createTranslatedStreamTransformer } from './translated-stream.ts';
 
 /** One request on its way through the pipeline, past parsing and routing. */
@@ -39,58 +47,87 @@ interface RoutedRequest<Request> {
  * in the client's dialect, route, admit (rate limits, budget), then either pass the body through to a deployment that
  * natively speaks the dialect (minimal edits, bytes relayed and tapped for usage) or translate it through the
  * canonical form for one that does not. Streams are piped, never buffered. Every error it throws is rendered in the
- * client's envelope (the record carries the dialect).
+ * client's envelope (the record carries the dialect). The answer is a {@link ModelReply}: fetch handlers make it a
+ * Response ({@link handleModelRequest}), the Node server writes it to the socket itself.
  *
  * @example
- * app.post('/v1/chat/completions', handleModelRequest(dependencies, openAIChatDialect, chatOperation));
+ * const reply = await runModelRequest(dependencies, openAIChatDialect, chatOperation, undefined, record, source);
  */
-export function handleModelRequest<Request, Canonical, Answer>(
+export async function runModelRequest<Request, Canonical, Answer>(
+  dependencies: RouteDependencies,
+  dialect: ClientDialect<Request, Canonical, Answer>,
+  operation: ModelOperation<Canonical, Answer>,
+  lifecycle: ModelRequestLifecycle<Request> | undefined,
+  record: RequestRecord,
+  source: ModelRequestSource,
+): Promise<ModelReply> {
+  record.operation = operation.id;
+  record.clientApi = dialect.id;
+  record.errorDialect = dialect.errorDialect;
+  const auth = await authenticateRequest(dependencies, source, record);
+  const measured = { textLength: 0 };
+  const body = await readJsonObject(source.readText, dependencies, measured);
+  const request = dialect.parseRequest(body);
+  const summary = dialect.summarize(request);
+  record.stream = summary.stream;
+  record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
+  const choice =
+    lifecycle?.beforeRoute === undefined
+      ? undefined
+      : await lifecycle.beforeRoute(request, { dependencies, auth, record });
+  const deployment = resolveDeployment(dependencies, auth, summary.model, operation.id, record, choice?.deploymentId);
+  const admitted = admitRequest(dependencies, auth, record, summary.maxOutputTokens);
+  if (admitted !== undefined) await admitted;
+  const routed: RoutedRequest<Request> = {
+    dependencies,
+    record,
+    auth,
+    deployment,
+    request,
+    lifecycle,
+    clientSignal: source.signal,
+    forwardedHeaders: pickHeaders(source.headers, dialect.forwardedHeaders),
+  };
+  if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
+    return passThrough(routed, dialect, body);
+  return translate(routed, dialect, operation);
+}
+
+/** One model route, runtime-neutral: a request's record and source in, its reply out (errors are thrown). */
+export type ModelRoute = (record: RequestRecord, source: ModelRequestSource) => Promise<ModelReply>;
+
+/**
+ * {@link runModelRequest} bound to a dialect and an operation: the route both the Hono app and the Node server's
+ * direct path serve.
+ *
+ * @example
+ * const chat = modelRoute(dependencies, openAIChatDialect, chatOperation);
+ */
+export function modelRoute<Request, Canonical, Answer>(
   dependencies: RouteDependencies,
   dialect: ClientDialect<Request, Canonical, Answer>,
   operation: ModelOperation<Canonical, Answer>,
   lifecycle?: ModelRequestLifecycle<Request>,
-) {
-  return async (c: GatewayContext): Promise<Response> => {
-    const record = c.var.record;
-    record.operation = operation.id;
-    record.clientApi = dialect.id;
-    record.errorDialect = dialect.errorDialect;
-    const raw = c.req.raw;
-    const auth = await authenticateRequest(dependencies, raw, record);
-    const measured = { textLength: 0 };
-    const body = await readJsonObjectBody(raw, dependencies, measured);
-    const request = dialect.parseRequest(body);
-    const summary = dialect.summarize(request);
-    record.stream = summary.stream;
-    record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
-    const choice =
-      lifecycle?.beforeRoute === undefined
-        ? undefined
-        : await lifecycle.beforeRoute(request, { dependencies, auth, record });
-    const deployment = resolveDeployment(dependencies, auth, summary.model, operation.id, record, choice?.deploymentId);
-    const admitted = admitRequest(dependencies, auth, record, summary.maxOutputTokens);
-    if (admitted !== undefined) await admitted;
-    const routed: RoutedRequest<Request> = {
-      dependencies,
-      record,
-      auth,
-      deployment,
-      request,
-      lifecycle,
-      clientSignal: raw.signal,
-      forwardedHeaders: pickHeaders(raw.headers, dialect.forwardedHeaders),
-    };
-    if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
-      return passThrough(routed, dialect, body);
-    return translate(routed, dialect, operation);
-  };
+): ModelRoute {
+  return (record, source) => runModelRequest(dependencies, dialect, operation, lifecycle, record, source);
+}
+
+/**
+ * A {@link ModelRoute} as a Hono handler.
+ *
+ * @example
+ * app.post('/v1/chat/completions', handleModelRequest(modelRoute(dependencies, openAIChatDialect, chatOperation)));
+ */
+export function handleModelRequest(route: ModelRoute) {
+  return async (c: GatewayContext): Promise<Response> =>
+    replyToResponse(await route(c.var.record, fetchRequestSource(c.req.raw)));
 }
 
 async function passThrough<Request, Canonical, Answer>(
   routed: RoutedRequest<Request>,
   dialect: ClientDialect<Request, Canonical, Answer>,
   body: Record<string, unknown>,
-): Promise<Response> {
+): Promise<ModelReply> {
   const { dependencies, record, deployment, request } = routed;
   const { translator, target } = deployment;
   // resolveModelGroups admits native dialects only for translators that build native requests.
@@ -105,7 +142,7 @@ async function passThrough<Request, Canonical, Answer>(
       onEnd: finishStream(dependencies, record),
     });
     const settled = settledStream(routed, tap, true);
-    return eventStreamResponse(dependencies, record, transformBody(source, settled, streamWatch(routed, dialect)));
+    return eventStreamReply(dependencies, record, createStreamPump(source, settled, streamWatch(routed, dialect)));
   }
   // Same dialect: the upstream's bytes go to the client untouched once checked; only the usage is read.
   const text = await readUpstreamText(response, dependencies, deployment, record);
@@ -117,14 +154,14 @@ async function passThrough<Request, Canonical, Answer>(
   }
   record.usage = check.usage;
   await settleAnswer(routed, true, text);
-  return jsonResponse(dependencies, record, text);
+  return jsonReply(dependencies, record, text);
 }
 
 async function translate<Request, Canonical, Answer>(
   routed: RoutedRequest<Request>,
   dialect: ClientDialect<Request, Canonical, Answer>,
   operation: ModelOperation<Canonical, Answer>,
-): Promise<Response> {
+): Promise<ModelReply> {
   const { dependencies, record, deployment, request } = routed;
   const { translator, target } = deployment;
   if (dialect.toCanonical === undefined || dialect.renderResponse === undefined) {
@@ -151,7 +188,7 @@ async function translate<Request, Canonical, Answer>(
       onEnd: finishStream(dependencies, record),
     });
     const settled = settledStream(routed, transformer, false);
-    return eventStreamResponse(dependencies, record, transformBody(source, settled, streamWatch(routed, dialect)));
+    return eventStreamReply(dependencies, record, createStreamPump(source, settled, streamWatch(routed, dialect)));
   }
   const text = await readUpstreamText(response, dependencies, deployment, record);
   const answer = operation.parseAnswer(
@@ -161,7 +198,7 @@ async function translate<Request, Canonical, Answer>(
   record.usage = operation.usageOf(answer);
   const rendered = dialect.renderResponse(answer, request);
   await settleAnswer(routed, false);
-  return jsonResponse(dependencies, record, rendered);
+  return jsonReply(dependencies, record, rendered);
 }
 
 /** Lets the lifecycle settle a JSON answer (store it) before the client gets it. */
@@ -193,7 +230,7 @@ function settledStream<Request>(
 
 /**
  * The usage and outcome a stream reports when it is over become the request's end (see finishRequest); the request is
- * left to the stream once eventStreamResponse has built the response around it.
+ * left to the stream once eventStreamReply has built the response around it.
  */
 function finishStream(dependencies: RouteDependencies, record: RequestRecord): StreamEnd {
   return (usage, failure) => {
@@ -238,10 +275,13 @@ const textEncoder = new TextEncoder();
 async function requireEventStream<Request>(
   response: UpstreamResponse,
   routed: RoutedRequest<Request>,
-): Promise<ReadableStream<Uint8Array>> {
+): Promise<ChunkReader> {
   const { dependencies, deployment, record } = routed;
   const contentType = response.contentType ?? '';
-  if (response.body !== null && !/json|html/i.test(contentType)) return response.body;
+  if (!/json|html/i.test(contentType)) {
+    const reader = response.bodyReader?.() ?? response.body?.getReader();
+    if (reader !== undefined) return reader;
+  }
   const text = await readUpstreamText(response, dependencies, deployment, record);
   // OpenAI's and Anthropic's error objects both carry `error.message`, which this check reads.
   const check = checkOpenAIAnswer(text);

@@ -1,5 +1,6 @@
 import { GatewayError, invalidRequest } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
+import { readLimitedText, requestTooLarge } from './model-request-source.ts';
 import { defaultJsonLimits, findJsonLimitViolation, jsonLimitError, type JsonLimits } from '../framing/json-limits.ts';
 
 /** What {@link readJsonObjectBody} enforces: the body's size, and the shape of its JSON. */
@@ -10,39 +11,6 @@ export interface RequestBodyLimits {
   jsonLimits?: JsonLimits;
 }
 
-function tooLarge(limit: number): GatewayError {
-  return new GatewayError({
-    status: 413,
-    type: 'invalid_request_error',
-    code: 'request_too_large',
-    message: `Request body too large: the limit is ${limit} bytes.`,
-  });
-}
-
-async function readLimitedText(request: Request, limit: number): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
-    if (Number(declared) > limit) throw tooLarge(limit);
-    return await request.text();
-  }
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const decoder = new TextDecoder();
-  let received = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
 /**
  * Reads a request body as a JSON object, enforcing the size limit before buffering when `content-length` is sent
  * and while reading when it is not. Empty, malformed or non-object bodies get a 400 in the client's envelope, and
@@ -50,8 +18,20 @@ async function readLimitedText(request: Request, limit: number): Promise<string>
  * the text in one linear pass before it is parsed, so nothing downstream, neither validation nor re-serialising,
  * ever sees unbounded depth). `limits` may be just the byte limit, with the default JSON limits.
  */
-export async function readJsonObjectBody(
+export function readJsonObjectBody(
   request: Request,
+  limits: number | RequestBodyLimits,
+  measured?: { textLength: number },
+): Promise<Record<string, unknown>> {
+  return readJsonObject((limit) => readLimitedText(request, limit), limits, measured);
+}
+
+/**
+ * {@link readJsonObjectBody} over any body reader (a model request source's `readText`): the same limits, the
+ * same errors.
+ */
+export async function readJsonObject(
+  readText: (limitBytes: number) => Promise<string>,
   limits: number | RequestBodyLimits,
   measured?: { textLength: number },
 ): Promise<Record<string, unknown>> {
@@ -59,12 +39,12 @@ export async function readJsonObjectBody(
   const jsonLimits = (typeof limits === 'number' ? undefined : limits.jsonLimits) ?? defaultJsonLimits;
   let text: string;
   try {
-    text = await readLimitedText(request, limit);
+    text = await readText(limit);
   } catch (error) {
     if (error instanceof GatewayError) throw error;
     throw invalidRequest('Could not read the request body.', null, 'invalid_body');
   }
-  if (text.length > limit) throw tooLarge(limit);
+  if (text.length > limit) throw requestTooLarge(limit);
   if (measured !== undefined) measured.textLength = text.length;
   if (text.trim().length === 0)
     throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json');

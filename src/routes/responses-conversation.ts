@@ -77,7 +77,7 @@ function historyOf(chain: readonly StoredResponse[]): Record<string, unknown>[] 
  * - Without a store (no database), nothing is kept, answers say `store: false`, and `previous_response_id` is a 400.
  *
  * @example
- * app.post('/v1/responses', handleModelRequest(dependencies, openAIResponsesDialect, chatOperation, responsesLifecycle));
+ * app.post('/v1/responses', handleModelRequest(modelRoute(dependencies, openAIResponsesDialect, chatOperation, responsesLifecycle)));
  */
 export const responsesLifecycle: ModelRequestLifecycle<ResponsesCall> = {
   async beforeRoute(call, { dependencies, auth }) {

@@ -1,3 +1,4 @@
+import type { ChunkReader } from '../services.ts';
 import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import { concatenateChunks } from '../framing/concatenate-chunks.ts';
 import type { CancellableTransformer } from '../framing/stream-end.ts';
@@ -32,7 +33,7 @@ const releaseMaxBytes = 64 * 1024;
  * its connection for the next request; one that sends more than {@link releaseMaxBytes} or stays open past `graceMs`
  * is cancelled, which closes the connection.
  */
-function releaseUpstream(reader: ReadableStreamDefaultReader<Uint8Array>, graceMs: number): void {
+function releaseUpstream(reader: ChunkReader, graceMs: number): void {
   const cancel = (): void => void reader.cancel().catch(() => undefined);
   const timer = setTimeout(cancel, graceMs);
   let received = 0;
@@ -49,29 +50,58 @@ function releaseUpstream(reader: ReadableStreamDefaultReader<Uint8Array>, graceM
     .finally(() => clearTimeout(timer));
 }
 
+/** One step of a {@link StreamPump}: the bytes for the client (none when a step produced nothing), and whether the stream is over. */
+export interface StreamPumpStep {
+  value: Uint8Array | undefined;
+  done: boolean;
+}
+
 /**
- * Runs a response body through a Transformer with one pull-based ReadableStream instead of `pipeThrough`: each pull
- * reads the upstream, transforms, and hands the output on, with no intermediate queues or pipe machinery (`pipeTo`
- * costs several promise hops per chunk on Node). Backpressure comes for free: nothing is read until the client
- * pulls. Cancelling the result (the client went away) calls the transformer's `cancel` and cancels the upstream read.
- * A failing upstream read, or an upstream silent for longer than `idleTimeoutMs`, cancels the upstream and ends the
- * stream with `renderSourceError`'s event. A transformer that terminates (the dialect's final event came, or the
- * upstream's stream is beyond use) ends the client's stream at once; the upstream's remainder is released in the
- * background ({@link releaseUpstream}), and nothing is ever sent after the transformer's last output.
+ * A response body produced on demand, one upstream read at a time: the stream as the client gets it, without a
+ * ReadableStream around it. {@link transformBody} wraps one in a ReadableStream for fetch handlers; the Node server's
+ * direct path writes its steps to the socket itself.
+ */
+export interface StreamPump {
+  /**
+   * Reads the upstream until the transformer has output or the stream is over. An upstream failure never rejects:
+   * it ends the stream with `renderSourceError`'s event. It rejects only when the transformer throws. Not to be
+   * called again after a step that is `done`, nor while a pull is pending.
+   */
+  pull(): Promise<StreamPumpStep>;
+  /** The client went away: the transformer sees the reason (a failure), and the upstream read is cancelled. */
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/**
+ * Runs an upstream body through a Transformer, pulled by the client: each pull reads the upstream, transforms, and
+ * hands the output on, with no intermediate queues or pipe machinery (`pipeTo` costs several promise hops per chunk
+ * on Node). Backpressure comes for free: nothing is read until the client pulls. Cancelling (the client went away)
+ * calls the transformer's `cancel` and cancels the upstream read. A failing upstream read, or an upstream silent for
+ * longer than `idleTimeoutMs`, cancels the upstream and ends the stream with `renderSourceError`'s event. A
+ * transformer that terminates (the dialect's final event came, or the upstream's stream is beyond use) ends the
+ * client's stream at once; the upstream's remainder is released in the background ({@link releaseUpstream}), and
+ * nothing is ever sent after the transformer's last output.
  *
  * One timer per stream watches for silence; it is re-armed only when it fires, not per chunk.
+ *
+ * @example
+ * const pump = createStreamPump(upstream.body.getReader(), transformer, { idleTimeoutMs: 60_000 });
+ * for (let step = await pump.pull(); ; step = await pump.pull()) {
+ *   if (step.value !== undefined) write(step.value);
+ *   if (step.done) break;
+ * }
  */
-export function transformBody(
-  source: ReadableStream<Uint8Array>,
+export function createStreamPump(
+  reader: ChunkReader,
   transformer: CancellableTransformer<Uint8Array, Uint8Array>,
   options: TransformBodyOptions = {},
-): ReadableStream<Uint8Array> {
+): StreamPump {
   const { renderSourceError, idleTimeoutMs } = options;
   const now = options.now ?? (() => performance.now());
   let firstOutput = options.onFirstOutput;
-  const reader = source.getReader();
   const pending: Uint8Array[] = [];
   let terminated = false;
+  let finished = false;
   let sourceDone = false;
   /** Monotonic time the pending upstream read started; -1 while none is pending. */
   let waitingSince = -1;
@@ -106,8 +136,9 @@ export function transformBody(
     },
   } as unknown as TransformStreamDefaultController<Uint8Array>;
 
-  return new ReadableStream<Uint8Array>({
-    async pull(output) {
+  return {
+    async pull() {
+      if (finished) return { value: undefined, done: true };
       while (pending.length === 0 && !terminated) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
@@ -144,20 +175,49 @@ export function transformBody(
       }
       // What one upstream read produced goes out as ONE chunk: the server writes each chunk with its own write call,
       // and a read of a fast upstream carries many events (the adapters hand over a socket read's frames at once).
-      if (pending.length > 0) output.enqueue(concatenateChunks(pending));
+      const value = pending.length > 0 ? concatenateChunks(pending) : undefined;
       pending.length = 0;
       if (terminated) {
+        finished = true;
         stopWatching();
-        output.close();
         if (!sourceDone) releaseUpstream(reader, Math.min(idleTimeoutMs ?? releaseGraceMs, releaseGraceMs));
       }
+      return { value, done: terminated };
     },
     async cancel(reason) {
       stopWatching();
+      if (finished) return;
+      finished = true;
       // Only the consumer cancels: the client went away. Runtimes may cancel without a reason; the transformer must
       // still see a failure, or the request would be accounted as a complete answer.
       transformer.cancel?.(reason ?? new Error('The client closed the stream.'));
       await reader.cancel(reason).catch(() => undefined);
     },
+  };
+}
+
+/**
+ * {@link createStreamPump} as a ReadableStream, for fetch handlers: each pull of the client's stream is one pump step.
+ *
+ * @example
+ * return new Response(transformBody(upstream.body, transformer, { idleTimeoutMs: 60_000 }));
+ */
+export function transformBody(
+  source: ReadableStream<Uint8Array>,
+  transformer: CancellableTransformer<Uint8Array, Uint8Array>,
+  options: TransformBodyOptions = {},
+): ReadableStream<Uint8Array> {
+  return pumpedStream(createStreamPump(source.getReader(), transformer, options));
+}
+
+/** A {@link StreamPump} as a ReadableStream. */
+export function pumpedStream(pump: StreamPump): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(output) {
+      const { value, done } = await pump.pull();
+      if (value !== undefined) output.enqueue(value);
+      if (done) output.close();
+    },
+    cancel: (reason) => pump.cancel(reason),
   });
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UpstreamFetch, UpstreamRequestInit } from '../../src/services.ts';
+import type { ChunkReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../../src/services.ts';
 import { isUpstreamLimitError } from '../../src/upstream/upstream-limit-error.ts';
 
 /** What the test upstream saw of one response: how much it wrote, and whether its client went away early. */
@@ -107,7 +107,23 @@ function init(overrides: Partial<UpstreamRequestInit> = {}): UpstreamRequestInit
  * bound of the call enforced and reported as an UpstreamLimitError, the upstream call aborted when a bound is crossed
  * or the client goes away, and a streamed body read with backpressure, whole, however fast the upstream writes.
  */
-export function testUpstreamFetch(name: string, create: () => UpstreamFetch): void {
+export function testUpstreamFetch(
+  name: string,
+  create: () => UpstreamFetch,
+  options: { bodyReader?: boolean } = {},
+): void {
+  // The ways a streamed body is read: `body` always, and `bodyReader()` for clients that offer one.
+  const readings: { reading: string; open: (response: UpstreamResponse) => ChunkReader }[] = [
+    { reading: 'body', open: (response) => (response.body as ReadableStream<Uint8Array>).getReader() },
+  ];
+  if (options.bodyReader === true)
+    readings.push({
+      reading: 'bodyReader()',
+      open: (response) => {
+        expect(response.bodyReader).toBeTypeOf('function');
+        return response.bodyReader!();
+      },
+    });
   describe(`UpstreamFetch conformance: ${name}`, () => {
     let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
     let upstreamFetch: UpstreamFetch;
@@ -159,52 +175,66 @@ export function testUpstreamFetch(name: string, create: () => UpstreamFetch): vo
       expect(upstream.served.get(id)?.closedEarly).toBe(true);
     });
 
-    it('reads a streamed body with backpressure: an upstream writing endlessly is held while nobody reads', async () => {
-      const { url, id } = at('/endless');
-      const response = await upstreamFetch(url, init());
-      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      await reader.read();
-      // Give the upstream every chance to push more while the reader waits: it must stall on a full socket.
-      const served = upstream.served.get(id) as ServedResponse;
-      let last = -1;
-      while (served.bytesWritten !== last) {
-        last = served.bytesWritten;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      expect(served.bytesWritten).toBeLessThan(64 * megabyte);
-      await reader.cancel();
-      await served.finished;
-      expect(served.closedEarly).toBe(true);
-    });
+    describe.each(readings)('a streamed body read through $reading', ({ open }) => {
+      it('reads a streamed body with backpressure: an upstream writing endlessly is held while nobody reads', async () => {
+        const { url, id } = at('/endless');
+        const response = await upstreamFetch(url, init());
+        const reader = open(response);
+        await reader.read();
+        // Give the upstream every chance to push more while the reader waits: it must stall on a full socket.
+        const served = upstream.served.get(id) as ServedResponse;
+        let last = -1;
+        while (served.bytesWritten !== last) {
+          last = served.bytesWritten;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        expect(served.bytesWritten).toBeLessThan(64 * megabyte);
+        await reader.cancel();
+        await served.finished;
+        expect(served.closedEarly).toBe(true);
+      });
 
-    it('delivers every byte of a burst written at once', async () => {
-      const { url, id } = at('/burst');
-      const response = await upstreamFetch(url, init());
-      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      let received = 0;
-      let empty = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (value.byteLength === 0) empty++;
-        received += value.byteLength;
-        // A consumer that yields between reads, as the gateway does while it writes to its client.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      expect(received).toBe(upstream.served.get(id)?.bytesWritten);
-      expect(empty).toBe(0);
-    });
+      it('delivers every byte of a burst written at once', async () => {
+        const { url, id } = at('/burst');
+        const response = await upstreamFetch(url, init());
+        const reader = open(response);
+        let received = 0;
+        let empty = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (value.byteLength === 0) empty++;
+          received += value.byteLength;
+          // A consumer that yields between reads, as the gateway does while it writes to its client.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        expect(received).toBe(upstream.served.get(id)?.bytesWritten);
+        expect(empty).toBe(0);
+      });
 
-    it('aborts the upstream call when the client signal aborts mid-body', async () => {
-      const controller = new AbortController();
-      const { url, id } = at('/endless');
-      const response = await upstreamFetch(url, init({ signal: controller.signal }));
-      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      await reader.read();
-      controller.abort(new Error('client went away'));
-      await upstream.served.get(id)?.finished;
-      expect(upstream.served.get(id)?.closedEarly).toBe(true);
-      await reader.cancel().catch(() => undefined);
+      it('aborts the upstream call when the client signal aborts mid-body', async () => {
+        const controller = new AbortController();
+        const { url, id } = at('/endless');
+        const response = await upstreamFetch(url, init({ signal: controller.signal }));
+        const reader = open(response);
+        await reader.read();
+        controller.abort(new Error('client went away'));
+        await upstream.served.get(id)?.finished;
+        expect(upstream.served.get(id)?.closedEarly).toBe(true);
+        await reader.cancel().catch(() => undefined);
+      });
+
+      it('resolves a pending read as done when the reader is cancelled, and aborts the call', async () => {
+        const { url, id } = at('/stall-body');
+        const response = await upstreamFetch(url, init());
+        const reader = open(response);
+        expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"partial":');
+        const pending = reader.read();
+        await reader.cancel(new Error('the gateway gave up on this upstream'));
+        expect(await pending).toEqual({ done: true, value: undefined });
+        await upstream.served.get(id)?.finished;
+        expect(upstream.served.get(id)?.closedEarly).toBe(true);
+      });
     });
   });
 }

@@ -19,7 +19,7 @@ import { anthropicMessagesToCanonical } from './anthropic-messages-to-canonical.
  * re-rendered in Anthropic's event grammar.
  *
  * @example
- * app.post('/v1/messages', handleModelRequest(dependencies, anthropicMessagesDialect, chatOperation));
+ * app.post('/v1/messages', handleModelRequest(modelRoute(dependencies, anthropicMessagesDialect, chatOperation)));
  */
 export const anthropicMessagesDialect: ClientDialect<
   AnthropicMessagesRequest,

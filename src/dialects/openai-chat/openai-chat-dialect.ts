@@ -65,7 +65,7 @@ export function createOpenAINativeStreamTap(
  * removed again when the client did not ask for it).
  *
  * @example
- * app.post('/v1/chat/completions', handleModelRequest(dependencies, openAIChatDialect, chatOperation));
+ * app.post('/v1/chat/completions', handleModelRequest(modelRoute(dependencies, openAIChatDialect, chatOperation)));
  */
 export const openAIChatDialect: ClientDialect<OpenAIChatRequest, CanonicalChatRequest, CanonicalChatResponse> = {
   id: 'openai-chat',

@@ -29,7 +29,7 @@ export type OpenAICompletionsRequest = z.infer<typeof openAICompletionsRequestSc
  * the client did not ask for it, `[DONE]` required).
  *
  * @example
- * app.post('/v1/completions', handleModelRequest(dependencies, openAICompletionsDialect, chatOperation));
+ * app.post('/v1/completions', handleModelRequest(modelRoute(dependencies, openAICompletionsDialect, chatOperation)));
  */
 export const openAICompletionsDialect: ClientDialect<OpenAICompletionsRequest, never, never> = {
   id: 'openai-completions',

@@ -12,7 +12,7 @@ import { openAIEmbeddingsRequestSchema, type OpenAIEmbeddingsRequest } from './o
  * relayed unparsed once checked.
  *
  * @example
- * app.post('/v1/embeddings', handleModelRequest(dependencies, openAIEmbeddingsDialect, embeddingsOperation));
+ * app.post('/v1/embeddings', handleModelRequest(modelRoute(dependencies, openAIEmbeddingsDialect, embeddingsOperation)));
  */
 export const openAIEmbeddingsDialect: ClientDialect<
   OpenAIEmbeddingsRequest,

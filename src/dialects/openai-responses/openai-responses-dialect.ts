@@ -37,7 +37,7 @@ export interface ResponsesCall {
  * the conversation (see the Responses lifecycle in the routes) and the stream re-rendered in the Responses grammar.
  *
  * @example
- * app.post('/v1/responses', handleModelRequest(dependencies, openAIResponsesDialect, chatOperation, lifecycle));
+ * app.post('/v1/responses', handleModelRequest(modelRoute(dependencies, openAIResponsesDialect, chatOperation, lifecycle)));
  */
 export const openAIResponsesDialect: ClientDialect<ResponsesCall, CanonicalChatRequest, CanonicalChatResponse> = {
   id: 'openai-responses',
