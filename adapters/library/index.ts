@@ -96,6 +96,7 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
 
 export { builtinProviders } from '../../providers/index.ts';
 export { parseGatewayConfig } from '../../src/config/config-parse.ts';
+export { gatewayDirectRoutes } from '../../src/gateway.ts';
 export { ConfigError } from '../../src/config/config-error.ts';
 export { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 export { GatewayError, isGatewayError } from '../../src/errors.ts';

@@ -1,7 +1,9 @@
 import { getRequestListener } from '@hono/node-server';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { DirectModelRoute, DirectModelRoutes } from '../../src/routes/direct-model-routes.ts';
 import { StartupError, systemErrorCode } from '../shared/startup-error.ts';
+import { serveDirect } from './node-direct-route.ts';
 import { nodeServerDefaults } from './node-environment.ts';
 
 /** How a Node HTTP server serving the gateway is started. */
@@ -13,6 +15,11 @@ export interface NodeHttpServerOptions {
   shutdownGraceMs: number;
   /** Client timeouts and the connection cap (see {@link NodeHttpLimits}); default {@link defaultNodeHttpLimits}. */
   limits?: NodeHttpLimits;
+  /**
+   * The gateway's model routes served without `fetch` (see gatewayDirectRoutes in src/gateway.ts and
+   * node-direct-route.ts): a POST to one of their paths goes straight to its route; everything else to `fetch`.
+   */
+  directRoutes?: DirectModelRoutes;
 }
 
 /**
@@ -102,6 +109,15 @@ class GatewayServerResponse<Request extends IncomingMessage = IncomingMessage> e
  */
 export async function startNodeHttpServer(options: NodeHttpServerOptions): Promise<NodeHttpServer> {
   const listener = getRequestListener(options.fetch);
+  const directRoutes = options.directRoutes;
+  /** The direct route of a POST in origin form (`/v1/...`) to a model path, or undefined. */
+  const directRoute = (incoming: IncomingMessage): DirectModelRoute | undefined => {
+    if (directRoutes === undefined || incoming.method !== 'POST') return undefined;
+    const url = incoming.url ?? '';
+    if (url.charCodeAt(0) !== 0x2f) return undefined;
+    const query = url.indexOf('?');
+    return directRoutes.post(query < 0 ? url : url.slice(0, query));
+  };
   let inFlight = 0;
   let accepting = true;
   let onIdle: (() => void) | undefined;
@@ -127,7 +143,9 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
       inFlight++;
       if (!accepting) outgoing.setHeader('connection', 'close');
       outgoing.once('close', onResponseClose);
-      void listener(incoming, outgoing);
+      const route = directRoute(incoming);
+      if (route !== undefined) void serveDirect(route, incoming, outgoing);
+      else void listener(incoming, outgoing);
     },
   );
   server.maxConnections = limits.maxConnections;

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
 import { consoleLogger } from '../../src/services.ts';
+import { gatewayDirectRoutes } from '../../src/gateway.ts';
 import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-setting.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { formatStartupFailure } from '../shared/startup-error.ts';
@@ -149,6 +150,7 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean,
   });
   const server = await startNodeHttpServer({
     fetch: gateway.app.fetch,
+    directRoutes: gatewayDirectRoutes(gateway.app),
     port: settings.port,
     ...(settings.hostname ? { hostname: settings.hostname } : {}),
     shutdownGraceMs: settings.shutdownGraceMs,
