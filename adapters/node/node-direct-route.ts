@@ -138,12 +138,16 @@ async function writeStream(reply: ModelReply, pump: StreamPump, outgoing: Server
         else outgoing.end(value);
         return;
       }
-      if (value !== undefined && !outgoing.write(value)) await writable(outgoing);
+      const more = value === undefined || outgoing.write(value);
+      // The end work of the step just written (see DeferredEnd), before anything else can run.
+      pump.delivered();
+      if (!more) await writable(outgoing);
     }
   } catch (error) {
     // The transformer itself failed (a bug, never an upstream's doing): the stream cannot end well.
     outgoing.destroy(error instanceof Error ? error : new Error(String(error)));
   } finally {
+    pump.delivered();
     outgoing.off('close', onClose);
   }
 }
@@ -182,16 +186,19 @@ export async function serveDirect(
     outgoing.destroy(error instanceof Error ? error : new Error(String(error)));
     return;
   }
-  if (outgoing.destroyed) {
-    if (typeof reply.body !== 'string') void reply.body.cancel(new Error('The client closed the connection.'));
-    return;
-  }
   discardRest(incoming);
   if (typeof reply.body === 'string') {
-    const body = Buffer.from(reply.body);
-    reply.headers['content-length'] = String(body.byteLength);
-    writeHead.call(outgoing, reply.status, reply.headers);
-    outgoing.end(body);
+    if (!outgoing.destroyed) {
+      const body = Buffer.from(reply.body);
+      reply.headers['content-length'] = String(body.byteLength);
+      writeHead.call(outgoing, reply.status, reply.headers);
+      outgoing.end(body);
+    }
+    reply.afterSend?.();
+    return;
+  }
+  if (outgoing.destroyed) {
+    await reply.body.cancel(new Error('The client closed the connection.'));
     return;
   }
   await writeStream(reply, reply.body, outgoing);

@@ -11,7 +11,8 @@ import { withTimingHeaders } from './timing-headers.ts';
 /**
  * A model route served without a fetch Request, a Response or the Hono app around it: the whole request, from the
  * record to the request's end, with every failure already rendered in the client's envelope. The reply carries the
- * timing headers; a stream's end (its pump) ends the request.
+ * timing headers. The server must end the request once it has written the reply: `afterSend()` for a JSON or error
+ * reply, `delivered()` after every step of a stream's pump (or `cancel()` when the client is gone).
  */
 export type DirectModelRoute = (source: ModelRequestSource) => Promise<ModelReply>;
 
@@ -49,7 +50,12 @@ export function createDirectModelRoutes(
         reply = renderFailure(error, record);
       }
       if (!record.timingHeadersSent) withTimingHeaders(record, now(), reply.headers);
-      if (!record.streamEndsRequest) finishRequest(dependencies, record, reply.status);
+      // The request's end waits until the reply is with the client (the server calls afterSend right after writing
+      // it): the bytes do not wait for the bookkeeping, and the next request on the connection still finds it done.
+      if (!record.streamEndsRequest) {
+        const status = reply.status;
+        reply.afterSend = () => finishRequest(dependencies, record, status);
+      }
       return reply;
     });
   }

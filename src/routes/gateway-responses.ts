@@ -30,6 +30,12 @@ export interface ModelReply {
   status: number;
   headers: Record<string, string>;
   body: string | StreamPump;
+  /**
+   * The request's end bookkeeping for a JSON or error reply on the direct path (see direct-model-routes.ts): to run
+   * right after the body is handed to the socket, in the same task, or when the client is gone. A stream's end is
+   * its pump's (see `StreamPump.delivered`).
+   */
+  afterSend?: () => void;
 }
 
 /** A successful JSON reply carrying the request's timing headers (see {@link jsonResponse}). */

@@ -26,7 +26,7 @@ import { admitRequest, estimateTokensFromText, finishRequest } from './request-a
 import type { RequestRecord } from './request-record.ts';
 import { resolveDeployment } from './resolve-route.ts';
 import { pickHeaders } from './forwarded-headers.ts';
-import { createStreamPump, type TransformBodyOptions } from './transform-body.ts';
+import { createDeferredEnd, createStreamPump, type DeferredEnd, type TransformBodyOptions } from './transform-body.ts';
 import { createTranslatedStreamTransformer } from './translated-stream.ts';
 
 /** One request on its way through the pipeline, past parsing and routing. */
@@ -136,13 +136,18 @@ async function passThrough<Request, Canonical, Answer>(
   const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
   if (record.stream && dialect.createNativeStreamTap !== undefined) {
     const source = await requireEventStream(response, routed);
+    const ending = createDeferredEnd();
     const tap = dialect.createNativeStreamTap(request, {
       providerName: target.providerName,
       redactor: dependencies.redactor,
-      onEnd: finishStream(dependencies, record),
+      onEnd: finishStream(dependencies, record, ending),
     });
     const settled = settledStream(routed, tap, true);
-    return eventStreamReply(dependencies, record, createStreamPump(source, settled, streamWatch(routed, dialect)));
+    return eventStreamReply(
+      dependencies,
+      record,
+      createStreamPump(source, settled, { ...streamWatch(routed, dialect), ending }),
+    );
   }
   // Same dialect: the upstream's bytes go to the client untouched once checked; only the usage is read.
   const text = await readUpstreamText(response, dependencies, deployment, record);
@@ -177,6 +182,7 @@ async function translate<Request, Canonical, Answer>(
   const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
   if (record.stream && dialect.createStreamRenderer !== undefined && operation.streamReducer !== undefined) {
     const source = await requireEventStream(response, routed);
+    const ending = createDeferredEnd();
     const transformer = createTranslatedStreamTransformer({
       reducer: operation.streamReducer(translator),
       renderer: dialect.createStreamRenderer(request, {
@@ -185,10 +191,14 @@ async function translate<Request, Canonical, Answer>(
       }),
       providerName: target.providerName,
       redactor: dependencies.redactor,
-      onEnd: finishStream(dependencies, record),
+      onEnd: finishStream(dependencies, record, ending),
     });
     const settled = settledStream(routed, transformer, false);
-    return eventStreamReply(dependencies, record, createStreamPump(source, settled, streamWatch(routed, dialect)));
+    return eventStreamReply(
+      dependencies,
+      record,
+      createStreamPump(source, settled, { ...streamWatch(routed, dialect), ending }),
+    );
   }
   const text = await readUpstreamText(response, dependencies, deployment, record);
   const answer = operation.parseAnswer(
@@ -230,12 +240,14 @@ function settledStream<Request>(
 
 /**
  * The usage and outcome a stream reports when it is over become the request's end (see finishRequest); the request is
- * left to the stream once eventStreamReply has built the response around it.
+ * left to the stream once eventStreamReply has built the reply around it. The end's bookkeeping (ledger event, limits,
+ * spend, metrics) waits in `ending` until the step that carried the stream's last bytes has been handed to the client
+ * (see createDeferredEnd): it is not on the way to the client's first byte when a whole answer comes in one read.
  */
-function finishStream(dependencies: RouteDependencies, record: RequestRecord): StreamEnd {
+function finishStream(dependencies: RouteDependencies, record: RequestRecord, ending: DeferredEnd): StreamEnd {
   return (usage, failure) => {
     record.usage = usage;
-    finishRequest(dependencies, record, streamOutcomeStatus(failure));
+    ending.defer(() => finishRequest(dependencies, record, streamOutcomeStatus(failure)));
   };
 }
 

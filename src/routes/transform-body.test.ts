@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
-import { transformBody } from './transform-body.ts';
+import {
+  createDeferredEnd,
+  createStreamPump,
+  pumpedStream,
+  transformBody,
+  type DeferredEnd,
+} from './transform-body.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -203,5 +209,79 @@ describe('transformBody', () => {
       expect(source.seen.reads).toBeGreaterThan(4);
       expect(source.seen.reads).toBeLessThan(10);
     });
+  });
+});
+
+describe('createStreamPump end work', () => {
+  /** A transformer that ends the stream (and reports its end) with the chunk carrying `!`. */
+  function endingAtBang(
+    ending: DeferredEnd,
+    ended: string[],
+  ): Transformer<Uint8Array, Uint8Array> & {
+    cancel?: (reason: unknown) => void;
+  } {
+    let done = false;
+    const end = (why: string): void => {
+      if (done) return;
+      done = true;
+      ending.defer(() => ended.push(why));
+    };
+    return {
+      transform(chunk, controller) {
+        const text = decoder.decode(chunk);
+        controller.enqueue(chunk);
+        if (text.includes('!')) {
+          end('final event');
+          controller.terminate();
+        }
+      },
+      cancel: () => end('cancelled'),
+    };
+  }
+
+  it('holds the end work of a step until the consumer says the step is delivered', async () => {
+    const ending = createDeferredEnd();
+    const ended: string[] = [];
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('whole answer!'));
+      },
+    });
+    const pump = createStreamPump(source.getReader(), endingAtBang(ending, ended), { ending });
+    const step = await pump.pull();
+    expect(step.done).toBe(true);
+    expect(decoder.decode(step.value)).toBe('whole answer!');
+    expect(ended).toEqual([]);
+    pump.delivered();
+    expect(ended).toEqual(['final event']);
+    pump.delivered();
+    expect(ended).toEqual(['final event']);
+  });
+
+  it('runs the end work when the client goes away before the end', async () => {
+    const ending = createDeferredEnd();
+    const ended: string[] = [];
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('partial'));
+      },
+    });
+    const pump = createStreamPump(source.getReader(), endingAtBang(ending, ended), { ending });
+    expect((await pump.pull()).done).toBe(false);
+    await pump.cancel(new Error('client left'));
+    expect(ended).toEqual(['cancelled']);
+  });
+
+  it('runs it for a ReadableStream consumer as each pull hands its chunk on', async () => {
+    const ending = createDeferredEnd();
+    const ended: string[] = [];
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('whole answer!'));
+      },
+    });
+    const body = pumpedStream(createStreamPump(source.getReader(), endingAtBang(ending, ended), { ending }));
+    expect(await new Response(body).text()).toBe('whole answer!');
+    expect(ended).toEqual(['final event']);
   });
 });

@@ -19,6 +19,42 @@ export interface TransformBodyOptions {
   idleTimeoutMs?: number;
   /** A monotonic clock in ms (default `performance.now`). */
   now?: () => number;
+  /** Where the transformer's end work waits until its step is delivered (see {@link StreamPump.delivered}). */
+  ending?: DeferredEnd;
+}
+
+/**
+ * End work a stream reports while a pump step is being made (the request's bookkeeping when the transformer sees the
+ * final event), held until that step's bytes are with the client: run by {@link StreamPump.delivered} right after the
+ * consumer hands the step on, in the same task, so the next request a client sends after reading the end still finds
+ * it done, but the bytes do not wait for it.
+ */
+export interface DeferredEnd {
+  /** Holds `task` until {@link DeferredEnd.run} (a later task replaces an earlier one that has not run). */
+  defer(task: () => void): void;
+  /** Runs the held task, if any, once. */
+  run(): void;
+}
+
+/**
+ * A {@link DeferredEnd}.
+ *
+ * @example
+ * const ending = createDeferredEnd();
+ * const pump = createStreamPump(reader, createRelay({ onEnd: (usage) => ending.defer(() => account(usage)) }), { ending });
+ */
+export function createDeferredEnd(): DeferredEnd {
+  let held: (() => void) | undefined;
+  return {
+    defer(task) {
+      held = task;
+    },
+    run() {
+      const task = held;
+      held = undefined;
+      task?.();
+    },
+  };
 }
 
 /** How long the rest of an upstream body is read after the transformer ended the client's stream, at most, ms. */
@@ -68,7 +104,15 @@ export interface StreamPump {
    * called again after a step that is `done`, nor while a pull is pending.
    */
   pull(): Promise<StreamPumpStep>;
-  /** The client went away: the transformer sees the reason (a failure), and the upstream read is cancelled. */
+  /**
+   * The consumer has handed the last step's bytes to the client (or given up on it): runs the end work the step
+   * deferred (see {@link DeferredEnd}). Call it after every step, in the same task as the write.
+   */
+  delivered(): void;
+  /**
+   * The client went away: the transformer sees the reason (a failure), the end work runs, and the upstream read is
+   * cancelled.
+   */
   cancel(reason?: unknown): Promise<void>;
 }
 
@@ -184,13 +228,17 @@ export function createStreamPump(
       }
       return { value, done: terminated };
     },
+    delivered() {
+      options.ending?.run();
+    },
     async cancel(reason) {
       stopWatching();
-      if (finished) return;
+      if (finished) return options.ending?.run();
       finished = true;
       // Only the consumer cancels: the client went away. Runtimes may cancel without a reason; the transformer must
       // still see a failure, or the request would be accounted as a complete answer.
       transformer.cancel?.(reason ?? new Error('The client closed the stream.'));
+      options.ending?.run();
       await reader.cancel(reason).catch(() => undefined);
     },
   };
@@ -214,9 +262,13 @@ export function transformBody(
 export function pumpedStream(pump: StreamPump): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async pull(output) {
-      const { value, done } = await pump.pull();
-      if (value !== undefined) output.enqueue(value);
-      if (done) output.close();
+      try {
+        const { value, done } = await pump.pull();
+        if (value !== undefined) output.enqueue(value);
+        if (done) output.close();
+      } finally {
+        pump.delivered();
+      }
     },
     cancel: (reason) => pump.cancel(reason),
   });
