@@ -181,6 +181,34 @@ describe('client timeouts on Node (dist/server.js, cluster of 2)', { timeout: 12
     expect(answered).toBeGreaterThan(0);
   });
 
+  // The model routes answer some requests before their body is read (a wrong key; a declared length over the limit):
+  // the reply goes out at once, in the client's envelope, and the connection is not held for the rest of the body.
+  it.each([
+    { case: 'a wrong key', status: 401, headers: { authorization: 'Bearer sk-not-a-key' }, contentLength: 10_000 },
+    {
+      case: 'a declared body over the limit',
+      status: 413,
+      headers: { authorization: `Bearer ${chaosMasterKey}` },
+      contentLength: 100 * 1024 * 1024,
+    },
+  ])('answers $case at once while its body trickles, then closes the connection', async (example) => {
+    const closed = await closedWithin(
+      track(
+        bodyTrickleClient(gateway.baseURL, {
+          path: '/v1/chat/completions',
+          headers: example.headers,
+          contentLength: example.contentLength,
+          intervalMs: 100,
+        }),
+      ),
+      closeLimitMs,
+    );
+    expect(firstStatus(closed.received)).toBe(example.status);
+    expect(closed.received).toMatch(/\r\n\r\n\{"error":\{"message":/);
+    expect(closed.afterMs).toBeLessThan(requestTimeoutMs + slackMs);
+    expect(await isLive(gateway)).toBe(true);
+  });
+
   it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
     const connection = track(keepAliveIdleClient(gateway.baseURL));
     const closed = await closedWithin(connection, closeLimitMs);
