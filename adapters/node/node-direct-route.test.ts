@@ -161,6 +161,27 @@ describe('the Node server direct path for model routes', () => {
     expect(answer.status).toBe(200);
   });
 
+  it('reads a body that arrives after its headers, in pieces', async () => {
+    const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
+    const body = chatBody();
+    socket.write(
+      requestHead('/v1/chat/completions', {
+        authorization: `Bearer ${masterKey}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      }),
+    );
+    const answer = readResponse(socket);
+    for (const piece of [body.slice(0, 10), body.slice(10, 40), body.slice(40)]) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.write(piece);
+    }
+    const { status, body: text } = await answer;
+    expect(status).toBe(200);
+    expect(JSON.parse(text).object).toBe('chat.completion');
+    socket.destroy();
+  });
+
   it('refuses a body over the limit with a 413, declared or chunked, and keeps the connection serving', async () => {
     const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
     const oversized = 'x'.repeat(bodyLimitBytes + 1);

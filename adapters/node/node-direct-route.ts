@@ -27,6 +27,14 @@ function incomingHeaders(incoming: IncomingMessage): HeaderReader {
 function readIncomingText(incoming: IncomingMessage, limit: number): Promise<string> {
   const declared = incoming.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(requestTooLarge(limit));
+  // The usual case: the whole body came with the headers and Node's parser has already buffered it (the route reads
+  // it after a microtask, once the parser is done with the packet). It is taken at once, without stream events.
+  if (incoming.complete && !incoming.readableDidRead && incoming.readableLength <= limit) {
+    const buffered = incoming.read() as Buffer | null;
+    if (incoming.readableLength === 0) return Promise.resolve(buffered === null ? '' : textDecoder.decode(buffered));
+    // Something is left unread (not expected once complete): read the rest through the stream below.
+    if (buffered !== null) incoming.unshift(buffered);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

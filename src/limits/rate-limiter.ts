@@ -164,7 +164,11 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       entry.tokens?.releaseHeld();
     },
   });
-  const reservations = new WeakMap<RateLimitReservation, ReservationParts>();
+  // What a reservation holds of this limiter, under a key only this limiter knows: a fabricated or foreign
+  // reservation settles nothing. (A property, not a WeakMap: one ephemeron per request was GC work on every scavenge.)
+  const partsKey = Symbol('rate limit reservation parts');
+  const partsOf = (reservation: RateLimitReservation): ReservationParts | undefined =>
+    (reservation as RateLimitReservation & { [partsKey]?: ReservationParts })[partsKey];
 
   /** The key's counters for the current window, following limits that changed. */
   const countersFor = (entry: RateLimitKeyEntry, request: RateLimitRequest) => {
@@ -191,15 +195,15 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     tokens: CounterWindow | undefined,
     windowStart: number,
   ): RateLimitReservation => {
-    const reservation: RateLimitReservation = {
+    const reservation: RateLimitReservation & { [partsKey]: ReservationParts } = {
       allowed: true,
       keyId: request.keyId,
       estimatedTokens,
       windowStart,
       requests: requests?.state(),
       tokens: tokens?.state(),
+      [partsKey]: { requests, tokens, done: false },
     };
-    reservations.set(reservation, { requests, tokens, done: false });
     return reservation;
   };
 
@@ -314,7 +318,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       return outcome instanceof Promise ? attemptAfterLeases(request, estimatedTokens, outcome) : outcome;
     },
     settle(reservation, actualTokens) {
-      const parts = reservations.get(reservation);
+      const parts = partsOf(reservation);
       if (parts === undefined || parts.done) return;
       parts.done = true;
       const difference = Math.max(0, Math.ceil(actualTokens)) - reservation.estimatedTokens;
@@ -322,7 +326,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       else parts.tokens?.charge(difference);
     },
     release(reservation) {
-      const parts = reservations.get(reservation);
+      const parts = partsOf(reservation);
       if (parts === undefined || parts.done) return;
       parts.done = true;
       parts.tokens?.giveBack(reservation.estimatedTokens);
