@@ -64,6 +64,13 @@ export interface NativeStreamRelayContext {
   text: string | undefined;
   /** Where each event ends in `text` (see {@link SseDecoder.lastPushEventEnds}). */
   eventEnds: readonly number[];
+  /**
+   * What goes before the first event a dialect changes or drops (at index `end`): the first `end` events as they
+   * came. Returns their framing ({@link frameRelayedEvents}), or `''` when the relay will put the upstream's own bytes
+   * for them there instead (the chunk is exactly those events, in ASCII), which saves framing and encoding them
+   * again. Called at most once per `relay` call, and only to start the text that call returns.
+   */
+  unchanged(end: number): string;
 }
 
 /** What a relay needs besides its dialect. */
@@ -102,9 +109,9 @@ function upstreamStreamError(providerName: string): GatewayError {
  * const transformer = createNativeStreamRelay(
  *   { providerName: 'openai', redactor, onEnd },
  *   {
- *     relay(events) {
+ *     relay(events, stream) {
  *       for (let index = 0; index < events.length; index++) {
- *         if (done) return frameRelayedEvents(events, index); // what follows [DONE] is dropped
+ *         if (done) return stream.unchanged(index); // what follows [DONE] is dropped
  *         done = events[index]!.data === '[DONE]';
  *       }
  *       return undefined; // every event as it came
@@ -133,7 +140,22 @@ export function createNativeStreamRelay(
     },
     text: undefined,
     eventEnds: decoder.lastPushEventEnds,
+    unchanged(end) {
+      if (prefixEnd >= 0) throw new Error('unchanged() called twice for one chunk');
+      if (reusableChunk && end > 0) {
+        prefixEnd = decoder.lastPushEventEnds[end - 1]!;
+        return '';
+      }
+      prefixEnd = 0;
+      return frameRelayedEvents(currentEvents, end);
+    },
   };
+  /** The events of the relay call in progress. */
+  let currentEvents: readonly ServerSentEvent[] = [];
+  /** Whether the chunk in progress is its events' bytes, one byte a character (see `unchanged`). */
+  let reusableChunk = false;
+  /** How many bytes of the chunk in progress go out as they came before the dialect's text; -1 before `unchanged`. */
+  let prefixEnd = -1;
 
   /** The error event for an event too large to hold (the decoder's cap), recorded as the failure. */
   const breakOff = (error: unknown): string => {
@@ -148,10 +170,18 @@ export function createNativeStreamRelay(
       if (dialect.ended()) return;
       let events: ServerSentEvent[];
       let output: string | undefined;
+      // The decoder drops a leading byte order mark, so a first chunk that has one is not its events' bytes.
+      const startsWithByteOrderMark = firstChunk && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+      firstChunk = false;
       try {
         const text = textDecoder.decode(chunk, { stream: true });
         events = decoder.push(text);
-        stream.text = decoder.lastPushStartedInsideEvent ? undefined : text;
+        const startedInside = decoder.lastPushStartedInsideEvent;
+        stream.text = startedInside ? undefined : text;
+        currentEvents = events;
+        prefixEnd = -1;
+        reusableChunk =
+          decoder.lastPushCanonical && !startsWithByteOrderMark && !startedInside && text.length === chunk.byteLength;
         output = dialect.relay(events, stream);
       } catch (error) {
         controller.enqueue(textEncoder.encode(breakOff(error)));
@@ -159,16 +189,16 @@ export function createNativeStreamRelay(
         finish();
         return;
       }
-      // The decoder drops a leading byte order mark, so a first chunk that has one is not its events' bytes.
-      const startsWithByteOrderMark = firstChunk && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-      firstChunk = false;
       if (output === undefined) {
         // Every event as it came: the upstream's bytes themselves when they are exactly those events, framed as the
         // relay frames them (no decoding back into bytes), else the events framed again.
         if (events.length === 0) return;
         if (decoder.lastPushCanonical && !startsWithByteOrderMark) controller.enqueue(chunk);
         else controller.enqueue(textEncoder.encode(frameRelayedEvents(events, events.length)));
-      } else if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+      } else {
+        if (prefixEnd > 0) controller.enqueue(chunk.subarray(0, prefixEnd));
+        if (output.length > 0) controller.enqueue(textEncoder.encode(output));
+      }
       if (dialect.ended()) {
         // The answer is complete: the client's stream ends with this chunk, whatever the upstream does after it.
         finish();
@@ -184,6 +214,9 @@ export function createNativeStreamRelay(
             if (event.data === dialect.wholeData || parseJson(event.data).ok) events.push(event);
           }
           stream.text = undefined;
+          currentEvents = events;
+          prefixEnd = -1;
+          reusableChunk = false;
           output = dialect.relay(events, stream) ?? frameRelayedEvents(events, events.length);
         }
         if (!dialect.ended() && failure === undefined) {

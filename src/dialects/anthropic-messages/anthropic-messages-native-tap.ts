@@ -1,12 +1,7 @@
 import { parseJson } from '../../framing/parse-json.ts';
 import type { CancellableTransformer } from '../../framing/stream-end.ts';
 import type { NativeStreamTapOptions } from '../dialect.ts';
-import {
-  createNativeStreamRelay,
-  frameRelayedEvent,
-  frameRelayedEvents,
-  relayedEventType,
-} from '../native-stream-relay.ts';
+import { createNativeStreamRelay, frameRelayedEvent, relayedEventType } from '../native-stream-relay.ts';
 import { renderAnthropicStreamBreak } from './anthropic-messages-render-stream.ts';
 import {
   anthropicUsageSchema,
@@ -60,7 +55,7 @@ export function createAnthropicNativeStreamTap(
       // Built only from the first event changed or dropped; undefined while every event goes as it came.
       let output: string | undefined;
       for (let index = 0; index < events.length; index++) {
-        if (done) return output ?? frameRelayedEvents(events, index);
+        if (done) return output ?? stream.unchanged(index);
         const event = events[index]!;
         let data = event.data;
         const type = relayedEventType(event, leadingType, mentionsWatchedType);
@@ -80,7 +75,7 @@ export function createAnthropicNativeStreamTap(
           data = redactor.redact(data);
         }
         if (output === undefined && (data !== event.data || type !== event.event)) {
-          output = frameRelayedEvents(events, index);
+          output = stream.unchanged(index);
         }
         if (output !== undefined) output += frameRelayedEvent(type, data);
       }

@@ -105,6 +105,25 @@ describe('createOpenAIPassthroughStream', () => {
     expect((await passThrough(fixture, false, 1)).output).toBe((await passThrough(fixture, false)).output);
   });
 
+  it('relays the events before a dropped usage chunk as they came, in one chunk or byte by byte, ASCII or not', async () => {
+    for (const content of ['plain words', 'non-ASCII: héllo ✓ 日本']) {
+      const blocks = fixture.split('\n\n');
+      const upstream = [
+        ...blocks.slice(0, 2),
+        `data: {"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}}],"usage":null}`,
+        ...blocks.slice(2),
+      ].join('\n\n');
+      const expected = upstream
+        .split('\n\n')
+        .filter((block) => block.length > 0 && !block.includes('"usage":{'))
+        .map((block) => `${block}\n\n`)
+        .join('');
+      const whole = await passThrough(upstream, false, upstream.length * 4);
+      expect(whole.output).toBe(expected);
+      expect((await passThrough(upstream, false, 1)).output).toBe(expected);
+    }
+  });
+
   it('removes usage from a content chunk that carries it, unless the client asked for it', async () => {
     const chunk = {
       id: 'c',

@@ -3,38 +3,37 @@ import { usageFromOpenAIWire } from './openai-usage-from-wire.ts';
 import { parseJson } from '../../framing/parse-json.ts';
 import { noSecretRedactor, type SecretRedactor } from '../../security/secret-redactor.ts';
 import type { CancellableTransformer, StreamEnd } from '../../framing/stream-end.ts';
-import { createNativeStreamRelay, frameRelayedEvent, frameRelayedEvents } from '../native-stream-relay.ts';
+import { createNativeStreamRelay, frameRelayedEvent } from '../native-stream-relay.ts';
 import { renderOpenAIStreamBreak } from './openai-chat-render-stream.ts';
 
 /** OpenAI's mid-stream error event: `data: {"error":{...}}`. */
 const upstreamErrorEvent = /^\s*\{\s*"error"\s*:/;
 
-/** What {@link mentionsUsage} looks for, anywhere in a text: `"usage"`, spaces or colons, `{`. */
-const usageObjectPattern = /"usage"[ :]*\{/g;
-/** What the error test looks for first. */
-const errorKeyPattern = /"error"/g;
+/** What the per-event tests look for first, in one search: a usage object (`"usage"`, spaces or colons, `{`) or `"error"`. */
+const watchedPattern = /"usage"[ :]*\{|"error"/g;
 const noEvents: readonly number[] = [];
 
 /**
- * The indices of the events whose lines (between the previous event's end and their own, in `text`) hold a match of
- * `pattern`, ascending; none when `text` has no match. One search of the whole text instead of one per event: an
- * event without a match cannot pass the per-event test the match stands for.
+ * The indices of the events whose lines (between the previous event's end and their own, in `text`) may hold a usage
+ * object, and those that may hold an error, ascending; from one search of the whole text instead of two per event:
+ * an event without a match cannot pass the per-event test the match stands for.
  */
-function eventsMatching(text: string, ends: readonly number[], pattern: RegExp): readonly number[] {
-  pattern.lastIndex = 0;
-  let match = pattern.exec(text);
-  if (match === null) return noEvents;
-  const indices: number[] = [];
+function watchedEvents(text: string, ends: readonly number[]): { usage: readonly number[]; error: readonly number[] } {
+  watchedPattern.lastIndex = 0;
+  let match = watchedPattern.exec(text);
+  if (match === null) return { usage: noEvents, error: noEvents };
+  const usage: number[] = [];
+  const error: number[] = [];
   let event = 0;
   while (match !== null) {
     while (event < ends.length && ends[event]! <= match.index) event++;
     // A match after the last complete event is in one this text has not finished: the next text covers it.
     if (event === ends.length) break;
-    indices.push(event);
-    pattern.lastIndex = ends[event]!;
-    match = pattern.exec(text);
+    const found = match[0].charCodeAt(1) === 117 /* 'u' */ ? usage : error;
+    if (found.at(-1) !== event) found.push(event);
+    match = watchedPattern.exec(text);
   }
-  return indices;
+  return { usage, error };
 }
 
 function mentionsUsage(data: string): boolean {
@@ -85,12 +84,13 @@ export function createOpenAIPassthroughTransformer(
         // Which events may carry a usage object or an error, from one search of the chunk's text each (undefined: the
         // text does not cover every event, so each is looked at).
         const text = stream.text;
-        const usageEvents = text === undefined ? undefined : eventsMatching(text, stream.eventEnds, usageObjectPattern);
-        const errorEvents = text === undefined ? undefined : eventsMatching(text, stream.eventEnds, errorKeyPattern);
+        const watched = text === undefined ? undefined : watchedEvents(text, stream.eventEnds);
+        const usageEvents = watched?.usage;
+        const errorEvents = watched?.error;
         let nextUsage = 0;
         let nextError = 0;
         for (let index = 0; index < events.length; index++) {
-          if (done) return output ?? frameRelayedEvents(events, index);
+          if (done) return output ?? stream.unchanged(index);
           const event = events[index]!;
           let data = event.data;
           const mayHoldUsage = usageEvents === undefined || usageEvents[nextUsage] === index;
@@ -104,7 +104,7 @@ export function createOpenAIPassthroughTransformer(
               const chunk = parsed.value as Record<string, unknown>;
               usage = usageFromOpenAIWire(chunk.usage) ?? usage;
               if (!clientWantsUsage) {
-                output ??= frameRelayedEvents(events, index);
+                output ??= stream.unchanged(index);
                 const choices = chunk.choices;
                 if (!Array.isArray(choices) || choices.length === 0) continue;
                 delete chunk.usage;
@@ -115,7 +115,7 @@ export function createOpenAIPassthroughTransformer(
             stream.recordUpstreamError();
             data = redactor.redact(data);
           }
-          if (output === undefined && data !== event.data) output = frameRelayedEvents(events, index);
+          if (output === undefined && data !== event.data) output = stream.unchanged(index);
           if (output !== undefined) output += frameRelayedEvent(event.event, data);
         }
         return output;

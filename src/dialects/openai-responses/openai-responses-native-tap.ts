@@ -2,12 +2,7 @@ import type { CanonicalUsage } from '../../canonical/canonical-usage.ts';
 import { parseJson } from '../../framing/parse-json.ts';
 import { once, type CancellableTransformer } from '../../framing/stream-end.ts';
 import type { NativeStreamTapOptions } from '../dialect.ts';
-import {
-  createNativeStreamRelay,
-  frameRelayedEvent,
-  frameRelayedEvents,
-  relayedEventType,
-} from '../native-stream-relay.ts';
+import { createNativeStreamRelay, frameRelayedEvent, relayedEventType } from '../native-stream-relay.ts';
 import { renderResponsesStreamBreak } from './openai-responses-render-stream.ts';
 import { usageFromResponsesWire } from './openai-responses-usage.ts';
 
@@ -94,7 +89,7 @@ export function createResponsesNativeStreamTap(
       // Built only from the first event changed or dropped; undefined while every event goes as it came.
       let output: string | undefined;
       for (let index = 0; index < events.length; index++) {
-        if (done) return output ?? frameRelayedEvents(events, index);
+        if (done) return output ?? stream.unchanged(index);
         const event = events[index]!;
         let data = event.data;
         const type = relayedEventType(event, leadingType, mentionsWatchedType);
@@ -111,7 +106,7 @@ export function createResponsesNativeStreamTap(
         const sequence = sequenceNumberField.exec(data);
         if (sequence !== null) lastSequence = Math.max(lastSequence, Number(sequence[1]));
         if (output === undefined && (data !== event.data || type !== event.event)) {
-          output = frameRelayedEvents(events, index);
+          output = stream.unchanged(index);
         }
         if (output !== undefined) output += frameRelayedEvent(type, data);
       }
