@@ -24,16 +24,18 @@ function incomingHeaders(incoming: IncomingMessage): HeaderReader {
  * the limit, else as soon as more than the limit arrived; decoded as a fetch Request's `text()` decodes (UTF-8, a
  * leading byte order mark dropped, invalid bytes replaced). A client that goes away first rejects it.
  */
-function readIncomingText(incoming: IncomingMessage, limit: number): Promise<string> {
+function readIncomingText(incoming: IncomingMessage, limit: number, body: { whole: boolean }): Promise<string> {
   const declared = incoming.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(requestTooLarge(limit));
-  // The usual case: the whole body came with the headers and Node's parser has already buffered it (the route reads
-  // it after a microtask, once the parser is done with the packet). It is taken at once, without stream events.
-  if (incoming.complete && !incoming.readableDidRead && incoming.readableLength <= limit) {
-    const buffered = incoming.read() as Buffer | null;
-    if (incoming.readableLength === 0) return Promise.resolve(buffered === null ? '' : textDecoder.decode(buffered));
-    // Something is left unread (not expected once complete): read the rest through the stream below.
-    if (buffered !== null) incoming.unshift(buffered);
+  if (declared !== undefined) {
+    const length = Number(declared);
+    if (length > limit) return Promise.reject(requestTooLarge(limit));
+    // The usual case: the whole body came with the headers and Node's parser has buffered it by the time the route
+    // reads it (its end is signalled a turn later). It is taken at once, without stream events.
+    if (incoming.readableLength === length && !incoming.readableDidRead) {
+      const buffered = incoming.read() as Buffer | null;
+      body.whole = true;
+      return Promise.resolve(buffered === null ? '' : textDecoder.decode(buffered));
+    }
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -55,6 +57,7 @@ function readIncomingText(incoming: IncomingMessage, limit: number): Promise<str
     };
     const onEnd = (): void => {
       cleanup();
+      body.whole = true;
       resolve(textDecoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     };
     const onFailure = (error: Error): void => {
@@ -80,8 +83,8 @@ const discardMaxBytes = 64 * 1024 * 1024;
  * dropped so the connection can serve the next request, for at most {@link discardMs} and {@link discardMaxBytes};
  * past either the connection is closed. (Node would otherwise read all of it, however long it is.)
  */
-function discardRest(incoming: IncomingMessage): void {
-  if (incoming.complete || incoming.destroyed) return;
+function discardRest(incoming: IncomingMessage, body: { whole: boolean }): void {
+  if (body.whole || incoming.complete || incoming.destroyed) return;
   let received = 0;
   const stop = (): void => {
     cleanup();
@@ -181,10 +184,11 @@ export async function serveDirect(
     if (!outgoing.writableFinished) aborts.abort(new Error('The client closed the connection.'));
   };
   outgoing.once('close', onClose);
+  const body = { whole: false };
   const source: ModelRequestSource = {
     headers: incomingHeaders(incoming),
     signal: aborts.signal,
-    readText: (limit) => readIncomingText(incoming, limit),
+    readText: (limit) => readIncomingText(incoming, limit, body),
   };
   let reply: ModelReply;
   try {
@@ -194,7 +198,7 @@ export async function serveDirect(
     outgoing.destroy(error instanceof Error ? error : new Error(String(error)));
     return;
   }
-  discardRest(incoming);
+  discardRest(incoming, body);
   if (typeof reply.body === 'string') {
     if (!outgoing.destroyed) {
       const body = Buffer.from(reply.body);
