@@ -60,6 +60,14 @@ function requestHead(path: string, headers: Record<string, string | number>): st
   return `POST ${path} HTTP/1.1\r\nhost: localhost\r\n${lines.join('\r\n')}\r\n\r\n`;
 }
 
+/** A whole chat request as raw text, with its declared length. */
+const chatRequest = (body: string, authorization = `Bearer ${masterKey}`): string =>
+  requestHead('/v1/chat/completions', {
+    authorization,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  }) + body;
+
 const chatBody = (extra: Record<string, unknown> = {}): string =>
   JSON.stringify({ model: 'gpt-text', messages: [{ role: 'user', content: 'Hi' }], ...extra });
 
@@ -208,14 +216,7 @@ describe('the Node server direct path for model routes', () => {
     );
     const chunked = await readResponse(socket);
     expect(chunked.status).toBe(413);
-    const body = chatBody();
-    socket.write(
-      requestHead('/v1/chat/completions', {
-        authorization: `Bearer ${masterKey}`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      }) + body,
-    );
+    socket.write(chatRequest(chatBody()));
     expect((await readResponse(socket)).status).toBe(200);
     socket.destroy();
   });
@@ -224,24 +225,11 @@ describe('the Node server direct path for model routes', () => {
     const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
     const body = chatBody({ padding: 'p'.repeat(32 * 1024) });
     const half = Math.floor(body.length / 2);
-    socket.write(
-      requestHead('/v1/chat/completions', {
-        authorization: 'Bearer wrong',
-        'content-type': 'application/json',
-        'content-length': body.length,
-      }) + body.slice(0, half),
-    );
+    socket.write(chatRequest(body, 'Bearer wrong').slice(0, -(body.length - half)));
     const refused = await readResponse(socket);
     expect(refused.status).toBe(401);
     socket.write(body.slice(half));
-    const next = chatBody();
-    socket.write(
-      requestHead('/v1/chat/completions', {
-        authorization: `Bearer ${masterKey}`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(next),
-      }) + next,
-    );
+    socket.write(chatRequest(chatBody()));
     expect((await readResponse(socket)).status).toBe(200);
     socket.destroy();
   });

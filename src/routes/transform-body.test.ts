@@ -213,6 +213,14 @@ describe('transformBody', () => {
 });
 
 describe('createStreamPump end work', () => {
+  /** An upstream that sends `text` and then stays open. */
+  const heldOpen = (text: string): ReadableStream<Uint8Array> =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode(text));
+      },
+    });
+
   /** A transformer that ends the stream (and reports its end) with the chunk carrying `!`. */
   function endingAtBang(
     ending: DeferredEnd,
@@ -242,11 +250,7 @@ describe('createStreamPump end work', () => {
   it('holds the end work of a step until the consumer says the step is delivered', async () => {
     const ending = createDeferredEnd();
     const ended: string[] = [];
-    const source = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode('whole answer!'));
-      },
-    });
+    const source = heldOpen('whole answer!');
     const pump = createStreamPump(source.getReader(), endingAtBang(ending, ended), { ending });
     const step = await pump.pull();
     expect(step.done).toBe(true);
@@ -261,11 +265,7 @@ describe('createStreamPump end work', () => {
   it('runs the end work when the client goes away before the end', async () => {
     const ending = createDeferredEnd();
     const ended: string[] = [];
-    const source = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode('partial'));
-      },
-    });
+    const source = heldOpen('partial');
     const pump = createStreamPump(source.getReader(), endingAtBang(ending, ended), { ending });
     expect((await pump.pull()).done).toBe(false);
     await pump.cancel(new Error('client left'));
@@ -275,11 +275,7 @@ describe('createStreamPump end work', () => {
   it('runs it for a ReadableStream consumer as each pull hands its chunk on', async () => {
     const ending = createDeferredEnd();
     const ended: string[] = [];
-    const source = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode('whole answer!'));
-      },
-    });
+    const source = heldOpen('whole answer!');
     const body = pumpedStream(createStreamPump(source.getReader(), endingAtBang(ending, ended), { ending }));
     expect(await new Response(body).text()).toBe('whole answer!');
     expect(ended).toEqual(['final event']);
