@@ -10,16 +10,13 @@ import { sseResponseHeaders } from './stream-response.ts';
 import { withTimingHeaders } from './timing-headers.ts';
 import { pumpedStream, type StreamPump } from './transform-body.ts';
 
-/** A successful JSON response carrying the request's timing headers. */
+/** A successful JSON response carrying the request's timing headers ({@link jsonReply} as a Response). */
 export function jsonResponse(
   dependencies: Pick<RouteDependencies, 'services'>,
   record: RequestRecord,
   body: string,
 ): Response {
-  return new Response(body, {
-    status: 200,
-    headers: withTimingHeaders(record, dependencies.services.now(), { 'content-type': 'application/json' }),
-  });
+  return replyToResponse(jsonReply(dependencies, record, body));
 }
 
 /**
@@ -38,7 +35,7 @@ export interface ModelReply {
   afterSend?: () => void;
 }
 
-/** A successful JSON reply carrying the request's timing headers (see {@link jsonResponse}). */
+/** A successful JSON reply carrying the request's timing headers. */
 export function jsonReply(
   dependencies: Pick<RouteDependencies, 'services'>,
   record: RequestRecord,
