@@ -176,6 +176,24 @@ describe('createBudgetTracker on one process', () => {
     expect((await again)?.spentUsd).toBe(1);
     expect(ledger.calls).toEqual([]);
   });
+
+  it('keeps at most maxKeys keys, forgetting the least recently checked, however often one key repeats', async () => {
+    const { clock, process } = createWorld();
+    const tracker = process({ maxKeys: 2 });
+    await tracker.check(key('key_a', monthly(10)));
+    // The same key again and again (the common case, answered without reordering anything), then another.
+    syncStatus(tracker.check(key('key_a', monthly(10))));
+    syncStatus(tracker.check(key('key_a', monthly(10))));
+    await tracker.check(key('key_b', monthly(10)));
+    syncStatus(tracker.check(key('key_b', monthly(10))));
+    // `key_a` is checked again, so `key_b` is now the least recently checked.
+    syncStatus(tracker.check(key('key_a', monthly(10))));
+    await tracker.check(key('key_c', monthly(10)));
+    await clock.advance(1_000);
+    expect(tracker.check(key('key_a', monthly(10)))).not.toBeInstanceOf(Promise);
+    expect(tracker.check(key('key_c', monthly(10)))).not.toBeInstanceOf(Promise);
+    expect(tracker.check(key('key_b', monthly(10)))).toBeInstanceOf(Promise);
+  });
 });
 
 describe('createBudgetTracker across processes', () => {

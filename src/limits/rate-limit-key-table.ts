@@ -18,6 +18,12 @@ export class RateLimitKeyTable {
   private readonly maxKeys: number;
   private readonly windowMs: number;
   private readonly onEvict: (entry: RateLimitKeyEntry) => void;
+  /**
+   * The key used last, which is at the recent end of `entries`: using it again needs no move. A move is a delete and a
+   * set, and a Map's delete may reallocate its table, in the old generation once the Map is old: at one key's request
+   * rate that was a few hundred bytes of old-generation garbage per request.
+   */
+  private mostRecentKeyId: string | undefined;
 
   constructor(options: { maxKeys: number; windowMs: number; onEvict: (entry: RateLimitKeyEntry) => void }) {
     this.maxKeys = options.maxKeys;
@@ -33,13 +39,18 @@ export class RateLimitKeyTable {
   entryFor(keyId: string, windowStart: number): RateLimitKeyEntry {
     const entries = this.entries;
     let entry = entries.get(keyId);
-    if (entry !== undefined) entries.delete(keyId);
-    if (entry === undefined || entry.windowStart !== windowStart) {
-      entry = { windowStart, requests: undefined, tokens: undefined };
+    const fresh = entry === undefined || entry.windowStart !== windowStart;
+    if (fresh) entry = { windowStart, requests: undefined, tokens: undefined };
+    if (keyId !== this.mostRecentKeyId) {
+      entries.delete(keyId);
+      entries.set(keyId, entry!);
+      this.mostRecentKeyId = keyId;
+    } else if (fresh) {
+      // Already at the recent end (or swept, and then appended there).
+      entries.set(keyId, entry!);
     }
-    entries.set(keyId, entry);
     this.sweep(windowStart);
-    return entry;
+    return entry!;
   }
 
   /** Drops up to two entries from the cold end whose window is over, then evicts down to the cap. */

@@ -197,6 +197,21 @@ describe('createRateLimiter: local mode', () => {
     expectAllowed(limiter.reserve(key({ keyId: 'b', rpmLimit: 1 })));
     expectRefused(limiter.reserve(key({ keyId: 'c', rpmLimit: 1 })));
   });
+
+  it('keeps the least recently used order when one key is used again and again', () => {
+    const clock = testClock();
+    const limiter = createRateLimiter({ now: clock.now, maxKeys: 2 });
+    // `a` twice in a row (the common case, answered without reordering anything), then `b` twice.
+    expectAllowed(limiter.reserve(key({ keyId: 'a', rpmLimit: 2 })));
+    expectAllowed(limiter.reserve(key({ keyId: 'a', rpmLimit: 2 })));
+    expectAllowed(limiter.reserve(key({ keyId: 'b', rpmLimit: 1 })));
+    expectRefused(limiter.reserve(key({ keyId: 'b', rpmLimit: 1 })));
+    // `a` again: now `b` is the least recently used, and `c` evicts it, not `a`.
+    expectRefused(limiter.reserve(key({ keyId: 'a', rpmLimit: 2 })));
+    expectAllowed(limiter.reserve(key({ keyId: 'c', rpmLimit: 1 })));
+    expectRefused(limiter.reserve(key({ keyId: 'a', rpmLimit: 2 })));
+    expectAllowed(limiter.reserve(key({ keyId: 'b', rpmLimit: 1 })));
+  });
 });
 
 describe('createRateLimiter: leased mode', () => {
