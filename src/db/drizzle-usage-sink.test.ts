@@ -134,7 +134,7 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
   });
 
   it('stores a name with U+0000 (which Postgres text cannot hold) without failing the batch', async () => {
-    // A client can put anything in the model name the ledger records; one such event must not block every batch.
+    // Names come from the configuration and the key store; still, one such event must not block every batch.
     const events = [
       usageEventFixture({ requestId: 'nul-1', modelGroup: 'a\u0000b' }),
       // Text that only looks like an escape once encoded (a backslash, then "u0000") is stored as it is.

@@ -78,8 +78,8 @@ const nulEscape = /(?<!\\)((?:\\\\)*)\\u0000/g;
 /**
  * The batch as the one JSON parameter of the insert. Every number field is checked first (a `RangeError` names the
  * first that is not finite: JSON would turn it into null, which the columns refuse, or into a silent zero). Postgres
- * text cannot hold U+0000, which a client could put in a name the ledger records: it becomes U+FFFD rather than
- * failing the batch forever.
+ * text cannot hold U+0000: in a recorded name (the names come from the configuration and the key store, so this is
+ * defence, not a path a client has) it becomes U+FFFD rather than failing every retry of the batch.
  */
 function batchJson(events: readonly UsageEvent[]): string {
   for (const event of events) {
@@ -108,10 +108,10 @@ function batchJson(events: readonly UsageEvent[]): string {
  * The statement text is the same for every batch (drivers reuse the prepared statement) and no batch can hit the
  * 65,535-parameter limit of the protocol, which a `values ($1, ...), (...)` insert of 22 columns reaches at ~3,000
  * rows. JSON rather than one array literal per column (the previous encoding): `JSON.stringify` writes the batch as
- * one flat string in one native pass, where 22 literals built element by element left thousands of number strings
- * (kept by V8's number-to-string cache) and string pieces for the collector at every batch, twice a second at
- * 1,000 requests a second; that garbage lived long enough to be promoted and lengthened collections on the request
- * thread. `on conflict do nothing` makes a retried batch (or an event repeated within a batch) count once. The
+ * one flat string in one native pass, where 22 literals built element by element left about 11,000 number strings
+ * (which V8's number-to-string cache keeps alive for a while) and string pieces for the collector at every batch.
+ * The encoding runs on the request thread: 1.4-1.8 ms for 500 events against 1.6-2.6 ms before (same run, one
+ * core), twice a second at 1,000 requests a second. `on conflict do nothing` makes a retried batch (or an event repeated within a batch) count once. The
  * statement is atomic: every event is stored or the call throws.
  *
  * @example
