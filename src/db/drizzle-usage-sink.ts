@@ -12,21 +12,9 @@ interface UsageColumn {
   field: keyof UsageEvent;
   recordType: 'text' | 'double precision' | 'boolean';
   convert?: string;
+  /** A number column that may be null (the others must be finite numbers). */
+  nullable?: true;
 }
-
-/** The fields that must be finite numbers (a batch with another value is refused before it is sent). */
-const finiteFields = [
-  'inputTokens',
-  'outputTokens',
-  'cachedInputTokens',
-  'reasoningTokens',
-  'costUsd',
-  'status',
-  'latencyMs',
-  'overheadMs',
-  'startedAt',
-  'finishedAt',
-] as const satisfies readonly (keyof UsageEvent)[];
 
 /** Whole numbers for integer columns: an estimate with a fraction must not fail the whole batch. */
 const wholeNumber = 'round(value)::integer';
@@ -51,7 +39,7 @@ const usageColumns: readonly UsageColumn[] = [
   { column: 'status', field: 'status', recordType: 'double precision', convert: wholeNumber },
   { column: 'stream', field: 'stream', recordType: 'boolean' },
   { column: 'latency_ms', field: 'latencyMs', recordType: 'double precision' },
-  { column: 'time_to_first_token_ms', field: 'timeToFirstTokenMs', recordType: 'double precision' },
+  { column: 'time_to_first_token_ms', field: 'timeToFirstTokenMs', recordType: 'double precision', nullable: true },
   { column: 'overhead_ms', field: 'overheadMs', recordType: 'double precision' },
   // Times travel as epoch milliseconds and become timestamps in Postgres: formatting two ISO strings per event in
   // JavaScript cost more than the rest of the row's encoding.
@@ -63,6 +51,9 @@ const usageColumns: readonly UsageColumn[] = [
     convert: 'to_timestamp(value / 1000.0)',
   },
 ];
+
+/** The number columns, checked before a batch is sent (JSON would turn NaN or Infinity into null). */
+const numberColumns = usageColumns.filter(({ recordType }) => recordType === 'double precision');
 
 const columnList = usageColumns.map(({ column }) => `"${column}"`).join(', ');
 const selectList = usageColumns
@@ -83,13 +74,11 @@ const nulEscape = /(?<!\\)((?:\\\\)*)\\u0000/g;
  */
 function batchJson(events: readonly UsageEvent[]): string {
   for (const event of events) {
-    for (const field of finiteFields) {
-      if (!Number.isFinite(event[field]))
-        throw new RangeError(`usage field ${field} is ${event[field]}, not a finite number`);
+    for (const { field, nullable } of numberColumns) {
+      const value = event[field];
+      if (!Number.isFinite(value) && !(nullable && value === null))
+        throw new RangeError(`usage field ${field} is ${String(value)}, not a finite number`);
     }
-    const firstToken = event.timeToFirstTokenMs;
-    if (firstToken !== null && !Number.isFinite(firstToken))
-      throw new RangeError(`usage field timeToFirstTokenMs is ${firstToken}, not a finite number`);
   }
   const json = JSON.stringify(events);
   return json.includes('\\u0000') ? json.replace(nulEscape, '$1\\ufffd') : json;
