@@ -71,7 +71,7 @@ async function relay(chunks: string[], maxEventLength?: number): Promise<RelayRu
 }
 
 describe('createNativeStreamRelay', () => {
-  it('relays events however the bytes are cut, and reports the usage to onEnd once', async () => {
+  it('relays events however the bytes are cut, and reports the usage to onEnd once', { timeout: 60_000 }, async () => {
     const upstream = 'data: {"a":1}\n\nevent: x\r\ndata: {"b":\r\ndata: 2}\r\n\r\ndata: END\n\n';
     const expected = 'data: {"a":1}\n\nevent: x\ndata: {"b":\ndata: 2}\n\ndata: END\n\n';
     for (let cut = 1; cut < upstream.length; cut++) {

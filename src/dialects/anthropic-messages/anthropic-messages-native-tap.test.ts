@@ -128,7 +128,7 @@ describe('createAnthropicNativeStreamTap', () => {
     expect(ends).toEqual([{ usage: recordedUsage, failure: undefined }]);
   });
 
-  it('gives the same output and usage however the bytes are cut', async () => {
+  it('gives the same output and usage however the bytes are cut', { timeout: 60_000 }, async () => {
     const bytes = textEncoder.encode(recorded);
     for (let cut = 1; cut < bytes.length; cut++) {
       const { output, ends } = await tap([bytes.slice(0, cut), bytes.slice(cut)]);

@@ -247,52 +247,56 @@ describe('an upstream that does not end well', () => {
     expect(failures[0]).toMatchObject({ status: 502, provider: 'groq' });
   });
 
-  it('finds the usage and an error event wherever the stream is cut, the whole stream in one chunk included', () => {
-    const blocks = fixture.split('\n\n');
-    // An error event quoting a secret in the middle, and a content chunk whose text mentions "usage" and "error".
-    const upstream = [
-      ...blocks.slice(0, 2),
-      'data: {"choices":[{"index":0,"delta":{"content":"the \\"usage\\": {} and \\"error\\" words"}}],"usage":null}',
-      'data: {"error":{"message":"Invalid key sk-upstream-secret-123","type":"invalid_request_error"}}',
-      ...blocks.slice(2),
-    ].join('\n\n');
-    const bytes = textEncoder.encode(upstream);
-    const run = (cuts: number[], clientWantsUsage: boolean) => {
-      const ends: unknown[][] = [];
-      let output = '';
-      const transformer = createOpenAIPassthroughTransformer({
-        clientWantsUsage,
-        providerName: 'groq',
-        redactor: createSecretRedactor(['sk-upstream-secret-123']),
-        onEnd: (...values) => ends.push(values),
-      });
-      const controller = {
-        enqueue: (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)),
-        terminate: () => undefined,
-      } as unknown as TransformStreamDefaultController<Uint8Array>;
-      const points = [0, ...cuts, bytes.length];
-      for (let index = 1; index < points.length; index++)
-        void transformer.transform!(bytes.slice(points[index - 1], points[index]), controller);
-      void transformer.flush!(controller);
-      return { output, ends };
-    };
-    for (const clientWantsUsage of [false, true]) {
-      const whole = run([], clientWantsUsage);
-      expect(whole.output).toContain('Invalid key [redacted]');
-      expect(whole.output).not.toContain('sk-upstream-secret-123');
-      expect(whole.output.includes('"prompt_tokens"')).toBe(clientWantsUsage);
-      expect(whole.ends).toEqual([
-        [expect.objectContaining({ totalTokens: 29 }), expect.objectContaining({ code: 'upstream_stream_error' })],
-      ]);
-      for (let cut = 1; cut < bytes.length; cut++) expect(run([cut], clientWantsUsage)).toEqual(whole);
-      expect(
-        run(
-          [...Array(bytes.length - 1).keys()].map((index) => index + 1),
+  it(
+    'finds the usage and an error event wherever the stream is cut, the whole stream in one chunk included',
+    { timeout: 60_000 },
+    () => {
+      const blocks = fixture.split('\n\n');
+      // An error event quoting a secret in the middle, and a content chunk whose text mentions "usage" and "error".
+      const upstream = [
+        ...blocks.slice(0, 2),
+        'data: {"choices":[{"index":0,"delta":{"content":"the \\"usage\\": {} and \\"error\\" words"}}],"usage":null}',
+        'data: {"error":{"message":"Invalid key sk-upstream-secret-123","type":"invalid_request_error"}}',
+        ...blocks.slice(2),
+      ].join('\n\n');
+      const bytes = textEncoder.encode(upstream);
+      const run = (cuts: number[], clientWantsUsage: boolean) => {
+        const ends: unknown[][] = [];
+        let output = '';
+        const transformer = createOpenAIPassthroughTransformer({
           clientWantsUsage,
-        ),
-      ).toEqual(whole);
-    }
-  });
+          providerName: 'groq',
+          redactor: createSecretRedactor(['sk-upstream-secret-123']),
+          onEnd: (...values) => ends.push(values),
+        });
+        const controller = {
+          enqueue: (chunk: Uint8Array) => (output += new TextDecoder().decode(chunk)),
+          terminate: () => undefined,
+        } as unknown as TransformStreamDefaultController<Uint8Array>;
+        const points = [0, ...cuts, bytes.length];
+        for (let index = 1; index < points.length; index++)
+          void transformer.transform!(bytes.slice(points[index - 1], points[index]), controller);
+        void transformer.flush!(controller);
+        return { output, ends };
+      };
+      for (const clientWantsUsage of [false, true]) {
+        const whole = run([], clientWantsUsage);
+        expect(whole.output).toContain('Invalid key [redacted]');
+        expect(whole.output).not.toContain('sk-upstream-secret-123');
+        expect(whole.output.includes('"prompt_tokens"')).toBe(clientWantsUsage);
+        expect(whole.ends).toEqual([
+          [expect.objectContaining({ totalTokens: 29 }), expect.objectContaining({ code: 'upstream_stream_error' })],
+        ]);
+        for (let cut = 1; cut < bytes.length; cut++) expect(run([cut], clientWantsUsage)).toEqual(whole);
+        expect(
+          run(
+            [...Array(bytes.length - 1).keys()].map((index) => index + 1),
+            clientWantsUsage,
+          ),
+        ).toEqual(whole);
+      }
+    },
+  );
 
   it('ignores anything an upstream sends after [DONE]', async () => {
     const { output, failures } = await relay(`${fixture}data: {"choices":[{"delta":{"content":"late"}}]}\n\n`);
