@@ -156,6 +156,38 @@ describe('the SQLite worker thread', () => {
     expect(stdout.trim()).toBe('42');
   }, 30_000);
 
+  it.runIf(process.platform === 'linux')(
+    'runs below the priority of the thread that serves requests, and at it when told 0',
+    async () => {
+      const module = new URL('./sqlite-worker-thread.ts', import.meta.url).href;
+      // In a process of its own, whose only worker thread is the SQLite one: its niceness is read from /proc.
+      const program = (niceness: string) => `
+        import { readdirSync, readFileSync } from 'node:fs';
+        import { openSqliteWorkerThreadExecutor } from ${JSON.stringify(module)};
+        const executor = await openSqliteWorkerThreadExecutor(${niceness})(${JSON.stringify(join(directory, sqliteFileName))}, ${JSON.stringify(defaultSqliteEngineSettings)});
+        const threads = readdirSync('/proc/self/task').map((id) => {
+          const stat = readFileSync('/proc/self/task/' + id + '/stat', 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return { id, name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) };
+        });
+        await executor.close();
+        console.log(JSON.stringify({ main: threads.find((thread) => thread.id === String(process.pid)).nice, sqlite: threads.filter((thread) => thread.name === 'WorkerThread').map((thread) => thread.nice) }));`;
+      const run = async (niceness: string) =>
+        JSON.parse(
+          (
+            await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program(niceness)], {
+              timeout: 20_000,
+            })
+          ).stdout,
+        ) as { main: number; sqlite: number[] };
+      const defaults = await run('');
+      expect(defaults.sqlite).toEqual([Math.min(19, defaults.main + 10)]);
+      const untouched = await run('{ niceness: 0 }');
+      expect(untouched.sqlite).toEqual([untouched.main]);
+    },
+    30_000,
+  );
+
   it('runs from an esbuild bundle like dist/server.js (the thread is the engine source text)', async () => {
     const { build } = await import('esbuild');
     const entry = join(directory, 'entry.ts');
