@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { setImmediate } from 'node:timers';
 import type { KeyStore } from '../../src/auth/key-store.ts';
 import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createDrizzleResponseStore } from '../../src/db/drizzle-response-store.ts';
@@ -8,6 +9,7 @@ import { createSqliteKeyStore } from '../../src/db/sqlite-key-store.ts';
 import { createSqliteResponseStore } from '../../src/db/sqlite-response-store.ts';
 import { createSqliteUsageQuery } from '../../src/db/sqlite-usage-query.ts';
 import { createSqliteUsageSink } from '../../src/db/sqlite-usage-sink.ts';
+import type { UsageSinkTurnOptions } from '../../src/usage/usage-sink-turns.ts';
 import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 import {
@@ -122,17 +124,20 @@ export async function openDatabaseAccountingStores(
         ? createFreeSpaceCheck(dataDirectory, minFreeBytes).ensure
         : undefined;
   const guard = { ...(beforeWrite === undefined ? {} : { beforeWrite }) };
+  // The sinks encode a batch a slice per turn of the event loop; setImmediate is the next turn without the 1 ms a
+  // zero-delay timer costs on Node (src/usage/usage-sink-turns.ts).
+  const turns: UsageSinkTurnOptions = { nextTurn: () => new Promise((resolve) => setImmediate(resolve)) };
   const stores =
     database.kind === 'sqlite'
       ? {
           keyStore: createSqliteKeyStore(database.db),
-          usageSink: createSqliteUsageSink(database.executor),
+          usageSink: createSqliteUsageSink(database.executor, turns),
           usageQuery: createSqliteUsageQuery(database.db),
           responseStore: createSqliteResponseStore(database.db),
         }
       : {
           keyStore: createDrizzleKeyStore(database.db),
-          usageSink: createDrizzleUsageSink(database.db),
+          usageSink: createDrizzleUsageSink(database.db, turns),
           usageQuery: createDrizzleUsageQuery(database.db),
           responseStore: createDrizzleResponseStore(database.db),
         };

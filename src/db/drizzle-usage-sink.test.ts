@@ -155,6 +155,44 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
     expect(await storedEvents(database, ['fraction-1'])).toMatchObject([{ inputTokens: 11, outputTokens: 3 }]);
   });
 
+  it('encodes a batch a slice per turn of the event loop, and still stores it whole or not at all', async () => {
+    let turns = 0;
+    const sink = stores.usageSink({
+      eventsPerTurn: 10,
+      nextTurn: async () => {
+        turns += 1;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      },
+    });
+    // 45 events: five slices, the last one short; every field of every slice arrives, in the slices' joins too.
+    const events = Array.from({ length: 45 }, (_, index) =>
+      usageEventFixture({
+        requestId: `turns-${String(index).padStart(2, '0')}`,
+        inputTokens: index,
+        modelGroup: index % 10 === 9 ? `last of slice "${index}", \\ {}` : null,
+        costUsd: index / 7,
+      }),
+    );
+    await sink.write(events);
+    expect(turns).toBe(4);
+    expect(
+      await storedEvents(
+        database,
+        events.map((event) => event.requestId),
+      ),
+    ).toEqual(byRequestId(events));
+
+    // A bad number in the last slice fails the batch before any of it is stored.
+    turns = 0;
+    const failing = [
+      ...Array.from({ length: 25 }, (_, index) => usageEventFixture({ requestId: `turns-bad-${index}` })),
+      usageEventFixture({ requestId: 'turns-bad-last', latencyMs: Number.POSITIVE_INFINITY }),
+    ];
+    await expect(sink.write(failing)).rejects.toThrow(RangeError);
+    expect(turns).toBe(2);
+    expect(await ledgerTotals(database, 'turns-bad-')).toEqual({ rows: 0, tokens: 0 });
+  });
+
   it.runIf(driver !== 'sqlite')('writes 5,000 events in one statement with one parameter', async () => {
     if (database.kind === 'sqlite') return;
     // A second Drizzle instance over the same database, with a logger that sees every statement sent.

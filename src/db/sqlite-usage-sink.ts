@@ -1,4 +1,5 @@
 import type { UsageEvent, UsageSink } from '../usage/usage-event.ts';
+import { forEachSliceOfEvents, type UsageSinkTurnOptions } from '../usage/usage-sink-turns.ts';
 import type { SqliteRawStatement, SqliteStatementBatcher } from './sqlite-database.ts';
 
 /**
@@ -7,8 +8,8 @@ import type { SqliteRawStatement, SqliteStatementBatcher } from './sqlite-databa
  */
 export const sqliteMaxBoundParameters = 32_766;
 
-/** Options of {@link createSqliteUsageSink}. */
-export interface SqliteUsageSinkOptions {
+/** Options of {@link createSqliteUsageSink}; the values are bound a slice of events per turn (usage-sink-turns.ts). */
+export interface SqliteUsageSinkOptions extends UsageSinkTurnOptions {
   /** The most bound parameters one insert may carry (default {@link sqliteMaxBoundParameters}). */
   maxBoundParameters?: number;
 }
@@ -93,17 +94,19 @@ export function createSqliteUsageSink(
   return {
     async write(events) {
       if (events.length === 0) return;
+      const values: unknown[] = [];
+      await forEachSliceOfEvents(events, options, (slice) => {
+        for (const event of slice) for (const [, read] of usageColumns) values.push(read(event));
+      });
       const statements: SqliteRawStatement[] = [];
       for (let start = 0; start < events.length; start += rowsPerInsert) {
         const end = Math.min(start + rowsPerInsert, events.length);
-        const params: unknown[] = [];
-        for (let index = start; index < end; index++) {
-          const event = events[index]!;
-          for (const [, read] of usageColumns) params.push(read(event));
-        }
         statements.push({
           sql: end - start === rowsPerInsert ? fullInsert : insertOf(end - start),
-          params,
+          params:
+            end - start === events.length
+              ? values
+              : values.slice(start * usageColumns.length, end * usageColumns.length),
           method: 'run',
         });
       }

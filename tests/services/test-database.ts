@@ -24,6 +24,7 @@ import { createSqliteUsageQuery } from '../../src/db/sqlite-usage-query.ts';
 import { createSqliteUsageSink } from '../../src/db/sqlite-usage-sink.ts';
 import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { UsageSink } from '../../src/usage/usage-event.ts';
+import type { UsageSinkTurnOptions } from '../../src/usage/usage-sink-turns.ts';
 import type { UsageQuery } from '../../src/usage/usage-query.ts';
 
 /** A database of its own for one test file, migrated, dropped by `drop()`. */
@@ -202,7 +203,7 @@ export interface TestStores {
   /** The database underneath, for a test's own checks (`kind` tells its dialect). */
   database: TestDatabase | TestSqliteDatabase;
   keyStore(options?: DrizzleKeyStoreOptions): KeyStore;
-  usageSink(): UsageSink;
+  usageSink(turns?: UsageSinkTurnOptions): UsageSink;
   usageQuery(): UsageQuery;
   responseStore(options?: DrizzleResponseStoreOptions): ResponseStore;
   /** Closes and removes the database. */
@@ -216,7 +217,7 @@ export function storesOver(database: TestDatabase | TestSqliteDatabase): TestSto
     return {
       database,
       keyStore: (options) => createSqliteKeyStore(db, options),
-      usageSink: () => createSqliteUsageSink(database.executor),
+      usageSink: (turns) => createSqliteUsageSink(database.executor, turns),
       usageQuery: () => createSqliteUsageQuery(db),
       responseStore: (options) => createSqliteResponseStore(db, options),
       drop: () => database.drop(),
@@ -226,7 +227,7 @@ export function storesOver(database: TestDatabase | TestSqliteDatabase): TestSto
   return {
     database,
     keyStore: (options) => createDrizzleKeyStore(db, options),
-    usageSink: () => createDrizzleUsageSink(db),
+    usageSink: (turns) => createDrizzleUsageSink(db, turns),
     usageQuery: () => createDrizzleUsageQuery(db),
     responseStore: (options) => createDrizzleResponseStore(db, options),
     drop: () => database.drop(),
