@@ -7,6 +7,7 @@ import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-se
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { formatStartupFailure } from '../shared/startup-error.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
+import { capYoungGeneration, semiSpaceCap } from './young-generation.ts';
 import { runClusterPrimary, type WorkerStartupFailedMessage } from './cluster-primary.ts';
 import { clusterInvalidationChannel, usageLedgerChannel } from './cluster-remote-services.ts';
 import { broadcastToWorkers, createClusterRpcClient, serveClusterRpc } from './cluster-rpc.ts';
@@ -56,6 +57,9 @@ async function main(): Promise<void> {
   const settings = readNodeServerSettings(process.env, availableParallelism());
   // Before any load: TORII_HEAP_GROWING_PERCENT, when set, bounds the old generation's growth (see heap-growth.ts).
   boundHeapGrowth();
+  // And the young generation stays small, so no scavenge holds a request for long (see young-generation.ts).
+  const semiSpaceMegabytes = semiSpaceCap(process.env, process.execArgv);
+  if (semiSpaceMegabytes !== undefined) capYoungGeneration(semiSpaceMegabytes);
   // TORII_DATABASE=off: a pure proxy with the master key only; no database, ledger, virtual keys or stored responses.
   const withDatabase = readDatabaseSetting(process.env) !== 'off';
   const clustered = settings.workers > 1;

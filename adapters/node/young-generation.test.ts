@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { capYoungGeneration, defaultSemiSpaceMegabytes, semiSpaceCap } from './young-generation.ts';
+
+/**
+ * A child process that keeps ~10,000 objects alive while it allocates (what makes V8 grow its young generation),
+ * yielding to the event loop between slices as a server does, and prints the largest young generation it had after a
+ * collection, in MB. (Between collections V8 may run a few pages past its capacity and give them back at the next.)
+ */
+const allocator = (cap: number | undefined): string => `
+  import { PerformanceObserver } from 'node:perf_hooks';
+  import { getHeapSpaceStatistics } from 'node:v8';
+  ${cap === undefined ? '' : `const { capYoungGeneration } = await import(${JSON.stringify(new URL('./young-generation.ts', import.meta.url).href)}); capYoungGeneration(${cap});`}
+  const newSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
+  let largest = 0;
+  new PerformanceObserver(() => { largest = Math.max(largest, newSpace()); }).observe({ entryTypes: ['gc'] });
+  const kept = [];
+  for (let slice = 0; slice < 1500; slice++) {
+    for (let index = 0; index < 2000; index++) {
+      kept.push({ index, label: 'item ' + index });
+      if (kept.length > 20000) kept.splice(0, 10000);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  process.stdout.write(String(largest / 1024 / 1024));
+`;
+
+const largestYoungGeneration = (cap: number | undefined): number =>
+  Number(execFileSync(process.execPath, ['--input-type=module', '-e', allocator(cap)], { encoding: 'utf8' }));
+
+describe('semiSpaceCap', () => {
+  it('caps at 4 MB by default; TORII_SEMI_SPACE_MB=0 leaves V8 its own sizing', () => {
+    expect(semiSpaceCap({}, [])).toBe(defaultSemiSpaceMegabytes);
+    expect(semiSpaceCap({ TORII_SEMI_SPACE_MB: ' 16 ' }, [])).toBe(16);
+    expect(semiSpaceCap({ TORII_SEMI_SPACE_MB: '0' }, [])).toBeUndefined();
+  });
+
+  it("leaves V8's young-generation flags to an operator who set one", () => {
+    expect(semiSpaceCap({ TORII_SEMI_SPACE_MB: '8' }, ['--max-semi-space-size=64'])).toBeUndefined();
+    expect(semiSpaceCap({}, ['--semi-space-growth-factor', '4'])).toBeUndefined();
+    expect(semiSpaceCap({ NODE_OPTIONS: '--max-old-space-size=512 --min-semi-space-size=16' }, [])).toBeUndefined();
+    expect(semiSpaceCap({ NODE_OPTIONS: '--max-semi-space-sizes' }, [])).toBe(defaultSemiSpaceMegabytes);
+  });
+
+  it('refuses anything but a whole number of MB up to 64, naming the setting', () => {
+    for (const value of ['-1', '2.5', 'four', '65', '4MB']) {
+      expect(() => semiSpaceCap({ TORII_SEMI_SPACE_MB: value }, [])).toThrow(
+        expect.objectContaining({ setting: 'TORII_SEMI_SPACE_MB' }),
+      );
+    }
+  });
+});
+
+describe('capYoungGeneration', () => {
+  it('lets V8 grow the young generation up to the cap and no further', () => {
+    // Both semi-spaces count: a 2 MB cap is a 4 MB young generation. Without the cap the same load grows it past that.
+    expect(largestYoungGeneration(undefined)).toBeGreaterThan(8);
+    expect(largestYoungGeneration(2)).toBe(4);
+  }, 60_000);
+
+  it('stops V8 growing it once at the cap, and lets it grow again below it, after each collection', async () => {
+    let size = 1024 * 1024;
+    const factors: number[] = [];
+    const stop = capYoungGeneration(1, {
+      newSpaceBytes: () => size,
+      setGrowthFactor: (factor) => factors.push(factor),
+    });
+    expect(factors).toEqual([2]);
+    size = 2 * 1024 * 1024;
+    expect(await collectGarbageUntil(() => factors.length === 2)).toBe(true);
+    expect(factors).toEqual([2, 1]);
+    size = 1024 * 1024;
+    expect(await collectGarbageUntil(() => factors.length === 3)).toBe(true);
+    expect(factors).toEqual([2, 1, 2]);
+    stop();
+    size = 4 * 1024 * 1024;
+    await collectGarbageUntil(() => false, 50);
+    expect(factors).toEqual([2, 1, 2]);
+  });
+});
+
+/**
+ * Allocates garbage (so V8 collects) and yields (so the collection is reported) until `done`, at most `rounds` times;
+ * resolves to whether `done` held.
+ */
+async function collectGarbageUntil(done: () => boolean, rounds = 10_000): Promise<boolean> {
+  let garbage: unknown[] = [];
+  for (let round = 0; round < rounds && !done(); round++) {
+    for (let index = 0; index < 10_000; index++) garbage.push({ index });
+    garbage = [];
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return done();
+}
