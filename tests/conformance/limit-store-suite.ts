@@ -159,7 +159,7 @@ export function describeLimitStoreConformance(name: string, open: () => Promise<
       // Each answer's `used` includes its own grant, and no two answers saw the same total after a grant.
       const totals = answers.filter((answer) => answer.granted > 0).map((answer) => answer.used);
       expect(new Set(totals).size).toBe(totals.length);
-    });
+    }, 60_000);
 
     it('grants all-or-nothing leases to concurrent callers without passing the limit', async () => {
       const stores = subject.createStores(4);
