@@ -17,6 +17,10 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Many unit files still start a real service (PGlite, SQLite's thread, Redis, workerd for the conformance
+          // suites): under CI on a busy 2-core host, loops over them took 5-6 s, past Vitest's 5 s default. A hang
+          // still fails, at 30 s.
+          testTimeout: 30_000,
           globalSetup: ['tests/services/global-setup.ts'],
           include: [
             'src/**/*.test.ts',
