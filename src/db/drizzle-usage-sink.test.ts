@@ -193,7 +193,7 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
     expect(await ledgerTotals(database, 'turns-bad-')).toEqual({ rows: 0, tokens: 0 });
   });
 
-  it.runIf(driver !== 'sqlite')('writes 5,000 events in one statement with one parameter', async () => {
+  it.runIf(driver !== 'sqlite')('writes 5,000 events as one statement of one parameter per slice', async () => {
     if (database.kind === 'sqlite') return;
     // A second Drizzle instance over the same database, with a logger that sees every statement sent.
     const statements: Array<{ query: string; parameters: unknown[] }> = [];
@@ -205,11 +205,15 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
         usageEventFixture({ requestId: `bulk-${String(index).padStart(5, '0')}`, inputTokens: index }),
       );
       await createDrizzleUsageSink(db).write(events);
-      expect(statements).toHaveLength(1);
-      expect(statements[0]!.query).toMatch(
-        /^insert into "usage_events" .* select .* from json_to_recordset\(\$1::json\) as u\(.*\) on conflict/,
-      );
-      expect(statements[0]!.parameters).toHaveLength(1);
+      // 50 events a slice (the default): 100 statements, each the same insert with its slice as its one parameter.
+      expect(statements).toHaveLength(100);
+      for (const statement of statements) {
+        expect(statement.query).toMatch(
+          /^insert into "usage_events" .* select .* from json_to_recordset\(\$1::json\) as u\(.*\) on conflict/,
+        );
+        expect(statement.parameters).toHaveLength(1);
+        expect((JSON.parse(statement.parameters[0] as string) as unknown[]).length).toBe(50);
+      }
       expect(await ledgerTotals(database, 'bulk-')).toEqual({ rows: 5_000, tokens: (4_999 * 5_000) / 2 });
       const [last] = await database.db.select().from(usageEvents).where(eq(usageEvents.requestId, 'bulk-04999'));
       expect(last?.inputTokens).toBe(4_999);
@@ -217,6 +221,24 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
       await client?.end({ timeout: 5 });
     }
   });
+
+  it.runIf(driver !== 'sqlite')(
+    'stores none of a batch whose last statement the database refuses (one transaction)',
+    async () => {
+      if (database.kind === 'sqlite') return;
+      // Finite, so it passes the checks before sending, but out of the integer column's range: Postgres refuses the
+      // last slice's statement after the first three were sent.
+      const events = Array.from({ length: 40 }, (_, index) =>
+        usageEventFixture({ requestId: `atomic-${String(index).padStart(2, '0')}`, status: index === 39 ? 1e12 : 200 }),
+      );
+      const sink = createDrizzleUsageSink(database.db, { eventsPerTurn: 10 });
+      await expect(sink.write(events)).rejects.toThrow();
+      expect(await ledgerTotals(database, 'atomic-')).toEqual({ rows: 0, tokens: 0 });
+      // The same batch without the bad event is stored whole afterwards.
+      await sink.write(events.slice(0, 39));
+      expect((await ledgerTotals(database, 'atomic-')).rows).toBe(39);
+    },
+  );
 
   // SQLite binds each value as its own parameter: a batch is cut into inserts within the bound-parameter limit, all
   // sent as one batch the executor runs in one transaction.
