@@ -1,6 +1,42 @@
 import * as z from 'zod/mini';
 import '../validation/zod-issues.ts';
 
+/** How a failed attempt is tried again (per group under `routing`, per group, or per deployment over its group's). */
+export const retryConfigSchema = z.strictObject({
+  /** Attempts after the first within the group (default 2); another healthy deployment is tried first. */
+  retries: z.optional(z.int().check(z.gte(0), z.lte(10))),
+  /** Backoff before a deployment is tried again, ms (default 100), doubled each time, with jitter. */
+  backoffMs: z.optional(z.int().check(z.gte(0), z.lte(60_000))),
+  /** The longest backoff, ms (default 2000). */
+  maxBackoffMs: z.optional(z.int().check(z.gte(0), z.lte(300_000))),
+  /** The longest upstream `retry-after` waited for, ms (default 5000); a longer one moves on without waiting. */
+  maxRetryAfterMs: z.optional(z.int().check(z.gte(0), z.lte(300_000))),
+});
+
+/** When a deployment is taken out of rotation (its circuit breaker), per group under `routing` or per group. */
+export const cooldownConfigSchema = z.strictObject({
+  /** Failures within `windowMs` that open the circuit (default 5). */
+  failures: z.optional(z.int().check(z.positive())),
+  /** The failure window, ms (default 60000). */
+  windowMs: z.optional(z.int().check(z.gte(1000), z.lte(3_600_000))),
+  /** A failure ratio that opens the circuit once `minimumRequests` were seen in the window (default 0.5). */
+  failureRatio: z.optional(z.number().check(z.gt(0), z.lte(1))),
+  /** Requests in the window before the ratio counts (default 10). */
+  minimumRequests: z.optional(z.int().check(z.positive())),
+  /** How long an opened circuit stays open, ms (default 10000); doubled each time a probe fails, to `maxCooldownMs`. */
+  cooldownMs: z.optional(z.int().check(z.gte(100), z.lte(3_600_000))),
+  /** The longest cooldown, ms (default 300000). */
+  maxCooldownMs: z.optional(z.int().check(z.gte(100), z.lte(86_400_000))),
+  /** Requests let through at once to probe a deployment whose cooldown is over (default 1). */
+  probes: z.optional(z.int().check(z.positive(), z.lte(100))),
+});
+
+/** How a group picks among its healthy deployments. */
+export const routingStrategySchema = z.enum(['weighted', 'least-busy', 'latency', 'cost', 'priority']);
+
+/** Group names tried in order when a group cannot serve a request. */
+const fallbackListSchema = z.array(z.string().check(z.minLength(1)));
+
 /** One deployment of a model group: a provider, the upstream's model name, and how to reach it. */
 export const deploymentConfigSchema = z.strictObject({
   /** A translator id (`openai-compatible`, `anthropic`) or a preset (`openai`, `groq`, `mistral` ...). */
@@ -26,6 +62,14 @@ export const deploymentConfigSchema = z.strictObject({
       streamIdleMs: z.optional(z.int().check(z.positive())),
     }),
   ),
+  /** Retries after a failure of this deployment, over its group's. */
+  retry: z.optional(retryConfigSchema),
+  /** The tier under the `priority` strategy: lower first (default 0). */
+  priority: z.optional(z.int().check(z.gte(0))),
+  /** The provider account's requests per minute for this deployment; at it, the deployment is skipped. */
+  rpm: z.optional(z.int().check(z.positive())),
+  /** The provider account's tokens per minute for this deployment (estimated prompt plus max output). */
+  tpm: z.optional(z.int().check(z.positive())),
   /**
    * The client dialects this deployment serves natively and gets passed through (`openai-chat`, `openai-embeddings`,
    * `anthropic-messages`, `anthropic-count-tokens`); default: its preset's. `[]` translates everything.
@@ -52,6 +96,27 @@ export const deploymentConfigSchema = z.strictObject({
 export const modelGroupConfigSchema = z.strictObject({
   deployments: z.array(deploymentConfigSchema).check(z.minLength(1)),
   description: z.optional(z.string()),
+  /** How the group picks a deployment (default `weighted`, or `routing.strategy`). */
+  strategy: z.optional(routingStrategySchema),
+  /** Retries within the group, over `routing.retry`. */
+  retry: z.optional(retryConfigSchema),
+  /** The deployments' circuit breaker, over `routing.cooldown`. */
+  cooldown: z.optional(cooldownConfigSchema),
+  /** Groups tried in order when this one is exhausted (default `routing.defaultFallbacks`). */
+  fallbacks: z.optional(fallbackListSchema),
+  /** Groups tried when a deployment says the prompt does not fit its context window. */
+  contextWindowFallbacks: z.optional(fallbackListSchema),
+  /** Groups tried when a deployment refuses the request under its content policy. */
+  contentPolicyFallbacks: z.optional(fallbackListSchema),
+});
+
+/** Routing defaults for every group. */
+export const routingConfigSchema = z.strictObject({
+  strategy: z.optional(routingStrategySchema),
+  retry: z.optional(retryConfigSchema),
+  cooldown: z.optional(cooldownConfigSchema),
+  /** Fallbacks of every group that has none of its own (a group is never its own fallback). */
+  defaultFallbacks: z.optional(fallbackListSchema),
 });
 
 /** Server limits and timeouts. */
@@ -87,6 +152,7 @@ export const serverConfigSchema = z.strictObject({
 /** The whole gateway config, as written in torii.config.yaml / .json (after `${ENV}` substitution). */
 export const gatewayConfigSchema = z.strictObject({
   modelGroups: z.record(z.string().check(z.minLength(1)), modelGroupConfigSchema),
+  routing: z.optional(routingConfigSchema),
   server: z.optional(serverConfigSchema),
 });
 
@@ -94,5 +160,11 @@ export const gatewayConfigSchema = z.strictObject({
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 /** A validated deployment entry. */
 export type DeploymentConfig = z.infer<typeof deploymentConfigSchema>;
+/** A validated retry policy entry. */
+export type RetryConfig = z.infer<typeof retryConfigSchema>;
+/** A validated cooldown entry. */
+export type CooldownConfig = z.infer<typeof cooldownConfigSchema>;
+/** A routing strategy's name. */
+export type RoutingStrategyName = z.infer<typeof routingStrategySchema>;
 /** A validated model group entry. */
 export type ModelGroupConfig = z.infer<typeof modelGroupConfigSchema>;

@@ -10,6 +10,7 @@ import { resolveUpstreamLimits } from '../upstream/upstream-limits.ts';
 import { lookupPrice } from '../usage/price-lookup.ts';
 import type { ModelPriceOverride } from '../usage/price-model.ts';
 import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployment.ts';
+import { resolveCooldownPolicy, resolveRetryPolicy } from './routing-policy.ts';
 
 function priceOverride(pricing: GatewayConfig['modelGroups'][string]['deployments'][number]['pricing']) {
   if (pricing === undefined) return undefined;
@@ -40,6 +41,25 @@ function resolveNativeDialects(
   return new Set(wanted as readonly ClientDialectId[]);
 }
 
+/** Every fallback list must name groups of the config, and a group's own list must not name the group itself. */
+function fallbackProblems(config: GatewayConfig): string[] {
+  const problems: string[] = [];
+  const check = (path: string, list: readonly string[] | undefined, self?: string) => {
+    list?.forEach((fallback, index) => {
+      if (!(fallback in config.modelGroups))
+        problems.push(`${path}[${index}]: "${fallback}" is not a model group of this config`);
+      else if (fallback === self) problems.push(`${path}[${index}]: a group cannot fall back to itself`);
+    });
+  };
+  check('routing.defaultFallbacks', config.routing?.defaultFallbacks);
+  for (const [name, group] of Object.entries(config.modelGroups)) {
+    check(`modelGroups.${name}.fallbacks`, group.fallbacks, name);
+    check(`modelGroups.${name}.contextWindowFallbacks`, group.contextWindowFallbacks, name);
+    check(`modelGroups.${name}.contentPolicyFallbacks`, group.contentPolicyFallbacks, name);
+  }
+  return problems;
+}
+
 /**
  * Resolves every deployment of the config against the provider registry: the translator, the preset's base URL
  * when the config gives none, and whether a key is required. Reports every problem at once as a ConfigError.
@@ -48,8 +68,11 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
   const problems: string[] = [];
   const groups = new Map<string, ResolvedModelGroup>();
   const known = [...new Set([...Object.keys(registry.presets), ...Object.keys(registry.translators)])].sort();
+  const routing = config.routing;
+  problems.push(...fallbackProblems(config));
   for (const [name, group] of Object.entries(config.modelGroups)) {
     const deployments: ResolvedDeployment[] = [];
+    const groupRetry = resolveRetryPolicy(routing?.retry, group.retry);
     group.deployments.forEach((deployment, index) => {
       const path = `modelGroups.${name}.deployments[${index}]`;
       const preset = registry.presets[deployment.provider];
@@ -93,6 +116,9 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         id: `${name}/${index}`,
         translator,
         weight: deployment.weight ?? 1,
+        retry: resolveRetryPolicy(routing?.retry, group.retry, deployment.retry),
+        priority: deployment.priority ?? 0,
+        capacity: { rpm: deployment.rpm, tpm: deployment.tpm },
         limits: resolveUpstreamLimits(config.server, deployment),
         nativeDialects,
         // Priced once at start: the request path multiplies, it never searches the table.
@@ -114,6 +140,12 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
       name,
       deployments,
       totalWeight: deployments.reduce((sum, deployment) => sum + deployment.weight, 0),
+      strategy: group.strategy ?? routing?.strategy ?? 'weighted',
+      retry: groupRetry,
+      cooldown: resolveCooldownPolicy(routing?.cooldown, group.cooldown),
+      fallbacks: (group.fallbacks ?? routing?.defaultFallbacks ?? []).filter((fallback) => fallback !== name),
+      contextWindowFallbacks: group.contextWindowFallbacks ?? [],
+      contentPolicyFallbacks: group.contentPolicyFallbacks ?? [],
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);
