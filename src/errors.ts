@@ -35,6 +35,8 @@ export interface GatewayErrorInit {
   provider?: string;
   /** Whether trying again (maybe on another deployment) could succeed. */
   retryable?: boolean;
+  /** The upstream's HTTP status when the error is an upstream's error answer (routing decides retries on it). */
+  upstreamStatus?: number;
   /** The upstream's error body, kept for logs. */
   upstreamBody?: unknown;
   /** Extra response headers, such as `retry-after`. */
@@ -51,6 +53,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly provider: string | undefined;
   readonly retryable: boolean;
+  readonly upstreamStatus: number | undefined;
   readonly upstreamBody: unknown;
   readonly headers: Record<string, string> | undefined;
 
@@ -63,6 +66,7 @@ export class GatewayError extends Error {
     this.param = init.param ?? null;
     this.provider = init.provider;
     this.retryable = init.retryable ?? false;
+    this.upstreamStatus = init.upstreamStatus;
     this.upstreamBody = init.upstreamBody;
     this.headers = init.headers;
   }

@@ -1,6 +1,9 @@
 import { Hono } from 'hono';
 import { createAdminKeysRoutes } from './admin/admin-keys-route.ts';
 import { createAdminUsageRoutes } from './admin/admin-usage-route.ts';
+import { createAdminDeploymentsRoutes } from './admin/admin-deployments-route.ts';
+import { createDeploymentRouter } from './routing/deployment-router.ts';
+import { createRateLimiter } from './limits/rate-limiter.ts';
 import type { KeyAdministration } from './auth/key-administration.ts';
 import type { UsageQuery } from './usage/usage-query.ts';
 import type { Authenticator } from './auth/authenticator.ts';
@@ -124,10 +127,25 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
     ...(options.services?.tokenCounter ? { tokenCounter: options.services.tokenCounter } : {}),
   };
+  const modelGroups = resolveModelGroups(options.config, options.providers);
   const dependencies: RouteDependencies = {
     services,
     authenticator: options.authenticator,
-    modelGroups: resolveModelGroups(options.config, options.providers),
+    modelGroups,
+    router: createDeploymentRouter(modelGroups, {
+      now: services.now,
+      onCircuitChange: (change) => {
+        services.metrics.circuitChanged?.({ deployment: change.deploymentId, state: change.state });
+        if (change.state === 'open')
+          services.logger.warn('deployment cooling down', {
+            deployment: change.deploymentId,
+            forMs: Math.round(change.forMs),
+          });
+        else services.logger.info('deployment healthy again', { deployment: change.deploymentId });
+      },
+    }),
+    // Deployment capacity shares the keys' limiter (and its store across processes) when accounting has one.
+    capacity: options.accounting?.rateLimiter ?? createRateLimiter({ mode: 'local' }),
     bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,
     redactor,
     jsonLimits: {
@@ -206,6 +224,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     jsonLimits: dependencies.jsonLimits,
     now: () => Date.now(),
   };
+  app.route('/admin', createAdminDeploymentsRoutes({ ...adminDependencies, router: dependencies.router }));
   if (options.administration?.keys !== undefined)
     app.route('/admin', createAdminKeysRoutes({ ...adminDependencies, keys: options.administration.keys }));
   if (options.administration?.usage !== undefined)

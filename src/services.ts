@@ -81,6 +81,27 @@ export interface RequestObservation {
   outputTokens: number | undefined;
 }
 
+/** One upstream attempt as routing saw it (a request makes several when it is retried or falls back). */
+export interface AttemptObservation {
+  /** The group of the deployment tried (the requested one, or a fallback). */
+  modelGroup: string;
+  /** The deployment's id, `<group>/<index>`. */
+  deployment: string;
+  provider: string;
+  /** `success`; `failure` (held against the deployment); `other` (the request's own error, the client left). */
+  outcome: 'success' | 'failure' | 'other';
+  /** Which attempt of its request this was, from 1. */
+  attempt: number;
+  /** Whether it was made on a fallback group. */
+  fallback: boolean;
+}
+
+/** A deployment's circuit opening or closing in this process. */
+export interface CircuitObservation {
+  deployment: string;
+  state: 'open' | 'closed';
+}
+
 /**
  * In-memory metrics. Implementations must not do I/O on these calls: they run on the request path.
  * prom-client lives behind this interface on Node; elsewhere {@link noMetrics} is used.
@@ -88,6 +109,10 @@ export interface RequestObservation {
 export interface GatewayMetrics {
   requestStarted(): void;
   requestFinished(observation: RequestObservation): void;
+  /** An upstream attempt ended (optional: metrics without routing series leave it out). */
+  attemptFinished?(observation: AttemptObservation): void;
+  /** A deployment's circuit opened or closed (optional). */
+  circuitChanged?(observation: CircuitObservation): void;
 }
 
 /** Metrics that record nothing. */

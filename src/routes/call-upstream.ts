@@ -56,7 +56,7 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   record.upstreamMs += services.now() - readStartedAt;
   const parsed = parseJson(text);
   const mapped = call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
-  throw sanitizedUpstreamError(mapped, call.providerName, call.redactor);
+  throw sanitizedUpstreamError(mapped, call.providerName, call.redactor, response.status);
 }
 
 function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: UpstreamCall): GatewayError {

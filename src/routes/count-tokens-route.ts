@@ -7,6 +7,7 @@ import { estimateAnthropicInputTokens } from '../dialects/anthropic-messages/ant
 import { isGatewayError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { GatewayContext } from '../gateway-environment.ts';
+import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { callDeployment, readUpstreamText } from './call-upstream.ts';
 import { createThrottledErrorLog, type ThrottledErrorLog } from './error-log-throttle.ts';
@@ -14,7 +15,7 @@ import type { RouteDependencies } from './gateway-context.ts';
 import { jsonResponse } from './gateway-responses.ts';
 import { readJsonObjectBody } from './read-json-body.ts';
 import { admitRequest } from './request-accounting.ts';
-import { resolveDeployment } from './resolve-route.ts';
+import { resolveModelGroup } from './resolve-route.ts';
 import { pickHeaders } from './forwarded-headers.ts';
 import { anthropicMessagesDialect } from '../dialects/anthropic-messages/anthropic-messages-dialect.ts';
 
@@ -40,9 +41,15 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
     const auth = await authenticateRequest(dependencies, raw, record);
     const body = await readJsonObjectBody(raw, dependencies, { textLength: 0 });
     const request = validateAnthropicCountTokensRequest(body);
-    const deployment = resolveDeployment(dependencies, auth, request.model, 'chat', record);
+    const group = resolveModelGroup(dependencies, auth, request.model, 'chat', record);
     const admitted = admitRequest(dependencies, auth, record, 0);
     if (admitted !== undefined) await admitted;
+    // One deployment the group's strategy picks among those not cooling down; counting says nothing of its health.
+    const choice = dependencies.router.choose(group, 'chat', new Set());
+    const deployment = choice?.runtime.deployment ?? (group.deployments[0] as ResolvedDeployment);
+    if (choice !== undefined) dependencies.router.finish(choice, { verdict: { kind: 'neutral' } });
+    record.deployment = deployment;
+    record.provider = deployment.target.providerName;
     const { translator, target } = deployment;
     const countLocally = async (): Promise<Response> => {
       const counted = await countInputTokensLocally(dependencies, logCounterError, body, request, target.model);
@@ -50,7 +57,7 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
       response.headers.set('x-torii-token-count', counted.method);
       return response;
     };
-    if (!deployment.nativeDialects.has('anthropic-count-tokens')) return await countLocally();
+    if (choice === undefined || !deployment.nativeDialects.has('anthropic-count-tokens')) return await countLocally();
     const headers = pickHeaders(raw.headers, anthropicMessagesDialect.forwardedHeaders);
     // resolveModelGroups admits native dialects only for translators that build native requests.
     const upstreamRequest = translator.buildNativeRequest!(

@@ -1,5 +1,7 @@
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
+import type { DeploymentRouter } from '../routing/deployment-router.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { GatewayServices } from '../services.ts';
 import type { JsonLimits } from '../framing/json-limits.ts';
@@ -12,6 +14,10 @@ export interface RouteDependencies {
   services: GatewayServices;
   authenticator: Authenticator;
   modelGroups: ReadonlyMap<string, ResolvedModelGroup>;
+  /** Picks each attempt's deployment and keeps every deployment's breaker, load and latency. */
+  router: DeploymentRouter;
+  /** Counts each deployment's requests and tokens against its `rpm`/`tpm` (the keys' limiter when there is one). */
+  capacity: RateLimiter;
   bodyLimitBytes: number;
   /** Removes the gateway's own secrets from upstream messages before a client or a log line sees them. */
   redactor: SecretRedactor;

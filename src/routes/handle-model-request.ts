@@ -24,7 +24,9 @@ import { fetchRequestSource, type ModelRequestSource } from './model-request-sou
 import { readJsonObject } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
-import { resolveDeployment } from './resolve-route.ts';
+import { resolveModelGroup } from './resolve-route.ts';
+import { serveWithRetries } from './routed-attempts.ts';
+import { readerAfterFirstChunk } from './stream-first-chunk.ts';
 import { pickHeaders } from './forwarded-headers.ts';
 import { createDeferredEnd, createStreamPump, type DeferredEnd, type TransformBodyOptions } from './transform-body.ts';
 import { createTranslatedStreamTransformer } from './translated-stream.ts';
@@ -75,22 +77,36 @@ export async function runModelRequest<Request, Canonical, Answer>(
     lifecycle?.beforeRoute === undefined
       ? undefined
       : await lifecycle.beforeRoute(request, { dependencies, auth, record });
-  const deployment = resolveDeployment(dependencies, auth, summary.model, operation.id, record, choice?.deploymentId);
+  const group = resolveModelGroup(dependencies, auth, summary.model, operation.id, record);
   const admitted = admitRequest(dependencies, auth, record, summary.maxOutputTokens);
   if (admitted !== undefined) await admitted;
-  const routed: RoutedRequest<Request> = {
-    dependencies,
-    record,
-    auth,
-    deployment,
-    request,
-    lifecycle,
-    clientSignal: source.signal,
-    forwardedHeaders: pickHeaders(source.headers, dialect.forwardedHeaders),
+  const conversationDeployment = group.deployments.some((candidate) => candidate.id === choice?.deploymentId)
+    ? choice?.deploymentId
+    : undefined;
+  const forwardedHeaders = pickHeaders(source.headers, dialect.forwardedHeaders);
+  const plan = {
+    group,
+    operation: operation.id,
+    // A conversation the upstream keeps lives on its deployment; one the gateway keeps may move.
+    pinnedId: choice?.translate === true ? undefined : conversationDeployment,
+    preferredId: choice?.translate === true ? conversationDeployment : undefined,
+    maxOutputTokens: summary.maxOutputTokens,
   };
-  if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
-    return passThrough(routed, dialect, body);
-  return translate(routed, dialect, operation);
+  return serveWithRetries(dependencies, record, plan, source.signal, (deployment) => {
+    const routed: RoutedRequest<Request> = {
+      dependencies,
+      record,
+      auth,
+      deployment,
+      request,
+      lifecycle,
+      clientSignal: source.signal,
+      forwardedHeaders,
+    };
+    if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
+      return passThrough(routed, dialect, body);
+    return translate(routed, dialect, operation);
+  });
 }
 
 /** One model route, runtime-neutral: a request's record and source in, its reply out (errors are thrown). */
@@ -280,7 +296,8 @@ function streamWatch<Request>(
 const textEncoder = new TextEncoder();
 
 /**
- * The answer to a stream request must be an event stream. An upstream that sends JSON or HTML instead (an error
+ * The answer to a stream request must be an event stream, and it is not the client's until its first bytes came (so a
+ * stream that fails before them is retried like any failed call; see readerAfterFirstChunk). An upstream that sends JSON or HTML instead (an error
  * object with a 200, a proxy's error page) gets a 502 that carries the upstream's own error message when it had one,
  * before anything is sent to the client.
  */
@@ -292,7 +309,13 @@ async function requireEventStream<Request>(
   const contentType = response.contentType ?? '';
   if (!/json|html/i.test(contentType)) {
     const reader = response.bodyReader?.() ?? response.body?.getReader();
-    if (reader !== undefined) return reader;
+    if (reader !== undefined)
+      return readerAfterFirstChunk(
+        reader,
+        deployment.limits.streamIdleTimeoutMs,
+        deployment.target.providerName,
+        dependencies.redactor,
+      );
   }
   const text = await readUpstreamText(response, dependencies, deployment, record);
   // OpenAI's and Anthropic's error objects both carry `error.message`, which this check reads.

@@ -75,7 +75,7 @@ function tokenCount(value: number | undefined): number {
  * the reverse) changes nothing.
  */
 export function finishRequest(
-  dependencies: Pick<RouteDependencies, 'services' | 'usageSanity' | 'accounting'>,
+  dependencies: Pick<RouteDependencies, 'services' | 'usageSanity' | 'accounting' | 'capacity'>,
   record: RequestRecord,
   status: number,
 ): void {
@@ -94,6 +94,8 @@ export function finishRequest(
   if (adjustment !== undefined) record.usage = adjustment.usage;
   const observation = observationOf(dependencies, record, status);
   dependencies.services.metrics.requestFinished(observation);
+  if (record.capacityReservation !== undefined)
+    dependencies.capacity.settle(record.capacityReservation, record.usage?.totalTokens ?? record.estimatedInputTokens);
   const auth = record.auth;
   if (auth === undefined || record.operation === undefined || !ledgerOperations.has(record.operation)) return;
   const { rateLimiter, budgets, recordUsage } = dependencies.accounting;
@@ -124,6 +126,8 @@ export function finishRequest(
     upstreamModel: deployment?.target.model ?? null,
     operation: record.operation,
     clientApi: record.clientApi ?? null,
+    servedModelGroup: record.routedGroup ?? null,
+    attempts: record.attempts,
     inputTokens: tokenCount(usage.inputTokens),
     outputTokens: tokenCount(usage.outputTokens),
     cachedInputTokens: tokenCount(usage.cachedInputTokens),

@@ -47,12 +47,18 @@ export interface RequestRecord {
   startedAtWall: number;
   /** The authenticated caller; undefined until authentication succeeded. */
   auth: AuthContext | undefined;
-  /** The deployment serving the request, once routed. */
+  /** The deployment serving the request (the last one tried), once routed. */
   deployment: ResolvedDeployment | undefined;
+  /** The group of that deployment: the requested one, or a fallback group. */
+  routedGroup: string | undefined;
+  /** Upstream attempts made for the request (retries and fallbacks included). */
+  attempts: number;
   /** Prompt tokens estimated from the request body (TPM reservation, and the ledger when the upstream gives none). */
   estimatedInputTokens: number;
   /** The rate-limit reservation to settle when the request finishes. */
   reservation: RateLimitReservation | undefined;
+  /** The serving deployment's `rpm`/`tpm` reservation, settled when the request finishes. */
+  capacityReservation: RateLimitReservation | undefined;
   /** Extra headers for the successful response (`x-ratelimit-*`). */
   responseHeaders: Record<string, string> | undefined;
   /** Monotonic time (ms) the first streamed bytes went to the client. */
@@ -85,8 +91,11 @@ export function createRequestRecord(clientRequestId: string | null, startedAt: n
     startedAtWall: Date.now(),
     auth: undefined,
     deployment: undefined,
+    routedGroup: undefined,
+    attempts: 0,
     estimatedInputTokens: 0,
     reservation: undefined,
+    capacityReservation: undefined,
     responseHeaders: undefined,
     firstByteAt: undefined,
   };

@@ -1,24 +1,23 @@
 import type { AuthContext } from '../auth/authenticator.ts';
 import type { ProviderOperation } from '../canonical/provider-translator.ts';
 import { GatewayError } from '../errors.ts';
-import { pickDeployment } from '../routing/pick-deployment.ts';
-import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
+import type { ResolvedModelGroup } from '../routing/resolved-deployment.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /**
- * Finds the model group a request names, checks the caller may use it and that it serves the operation, and picks
- * a deployment: `preferredDeploymentId` when the group has it (a conversation's own), else a weighted pick. Unknown
- * groups answer 404 `model_not_found` as OpenAI does; groups outside the key's allow-list 403.
+ * Finds the model group a request names and checks the caller may use it and that some deployment of it serves the
+ * operation (the deployment itself is picked per attempt, see serveWithRetries). Unknown groups answer 404
+ * `model_not_found` as OpenAI does; groups outside the key's allow-list 403. A key that may call a group may be served
+ * by the group's configured fallbacks: the operator chose them.
  */
-export function resolveDeployment(
-  dependencies: Pick<RouteDependencies, 'modelGroups'>,
+export function resolveModelGroup(
+  dependencies: Pick<RouteDependencies, 'modelGroups' | 'router'>,
   auth: AuthContext,
   model: string,
   operation: ProviderOperation,
   record: RequestRecord,
-  preferredDeploymentId?: string,
-): ResolvedDeployment {
+): ResolvedModelGroup {
   const group = dependencies.modelGroups.get(model);
   if (group === undefined) throw modelNotFound(model);
   if (auth.allowedModelGroups !== 'all' && !auth.allowedModelGroups.has(model)) {
@@ -31,23 +30,17 @@ export function resolveDeployment(
     });
   }
   record.modelGroup = model;
-  const preferred =
-    preferredDeploymentId === undefined
-      ? undefined
-      : group.deployments.find((candidate) => candidate.id === preferredDeploymentId);
-  const deployment = preferred ?? pickDeployment(group);
-  record.provider = deployment.target.providerName;
-  record.deployment = deployment;
-  if (!deployment.translator.operations.includes(operation)) {
+  if (!dependencies.router.serves(group, operation)) {
+    const providers = [...new Set(group.deployments.map((deployment) => deployment.target.providerName))].join(', ');
     throw new GatewayError({
       status: 400,
       type: 'invalid_request_error',
       code: 'unsupported_operation',
       param: 'model',
-      message: `The model ${quotedModel(model)} is served by ${deployment.target.providerName}, which does not support ${operation}.`,
+      message: `The model ${quotedModel(model)} is served by ${providers}, which does not support ${operation}.`,
     });
   }
-  return deployment;
+  return group;
 }
 
 /** The longest model name an error message repeats whole; a longer one (anything a client sends) is cut. */

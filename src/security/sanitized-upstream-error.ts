@@ -4,12 +4,13 @@ import type { SecretRedactor } from './secret-redactor.ts';
 /**
  * An upstream's error as the client may see it: naming the config's provider (translators know only their own id,
  * `openai-compatible`; operators read `groq`), with the gateway's secrets removed from the message (an upstream that
- * rejects a key often quotes it), and without the upstream's raw body.
+ * rejects a key often quotes it), and without the upstream's raw body; `upstreamStatus` is the HTTP status it came with.
  */
 export function sanitizedUpstreamError(
   error: GatewayError,
   providerName: string,
   redactor: SecretRedactor,
+  upstreamStatus = error.upstreamStatus,
 ): GatewayError {
   return new GatewayError({
     status: error.status,
@@ -18,6 +19,7 @@ export function sanitizedUpstreamError(
     param: error.param,
     provider: providerName,
     retryable: error.retryable,
+    ...(upstreamStatus === undefined ? {} : { upstreamStatus }),
     message: redactor.redact(error.message),
     cause: error.cause,
     ...(error.headers ? { headers: error.headers } : {}),

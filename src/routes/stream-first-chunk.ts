@@ -1,0 +1,51 @@
+import { upstreamError } from '../errors.ts';
+import type { SecretRedactor } from '../security/secret-redactor.ts';
+import type { ChunkReader } from '../services.ts';
+import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
+import { upstreamReadFailure } from './call-upstream.ts';
+
+/**
+ * Waits for a stream's first bytes before anything goes to the client, and hands back a reader that yields them
+ * first. A stream that breaks, ends or stays silent for `idleTimeoutMs` before its first bytes fails here, as an
+ * ordinary (retryable) upstream failure: nothing was sent yet, so the request can still go to another deployment.
+ */
+export async function readerAfterFirstChunk(
+  reader: ChunkReader,
+  idleTimeoutMs: number,
+  providerName: string,
+  redactor: SecretRedactor,
+): Promise<ChunkReader> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UpstreamLimitError('idle-timeout', idleTimeoutMs)), idleTimeoutMs);
+  });
+  let first: ReadableStreamReadResult<Uint8Array>;
+  try {
+    first = await Promise.race([reader.read(), silence]);
+  } catch (error) {
+    reader.cancel(error).catch(() => {});
+    throw upstreamReadFailure(error, providerName, redactor, true);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (first.done) {
+    throw upstreamError(
+      'upstream_stream_interrupted',
+      providerName,
+      `The upstream ${providerName} stream ended before its first event.`,
+      {
+        retryable: true,
+      },
+    );
+  }
+  let pending: ReadableStreamReadResult<Uint8Array> | undefined = first;
+  return {
+    read() {
+      if (pending === undefined) return reader.read();
+      const result = pending;
+      pending = undefined;
+      return Promise.resolve(result);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  };
+}
