@@ -27,4 +27,10 @@ export const bundledMigrations: readonly BundledMigration[] = [
     breakpoints: true,
     sql: 'CREATE TABLE "stored_responses" (\n\t"id" text PRIMARY KEY NOT NULL,\n\t"key_id" text,\n\t"model_group" text NOT NULL,\n\t"deployment_id" text NOT NULL,\n\t"native" boolean NOT NULL,\n\t"previous_response_id" text,\n\t"input_items" jsonb NOT NULL,\n\t"response" jsonb,\n\t"created_at" timestamp (3) with time zone NOT NULL,\n\t"expires_at" timestamp (3) with time zone NOT NULL\n);\n--> statement-breakpoint\nCREATE INDEX "stored_responses_expires_idx" ON "stored_responses" USING btree ("expires_at");',
   },
+  {
+    tag: '0004_routing_attempts',
+    folderMillis: 1795734414261,
+    breakpoints: true,
+    sql: 'ALTER TABLE "usage_events" ADD COLUMN "served_model_group" text;--> statement-breakpoint\nALTER TABLE "usage_events" ADD COLUMN "attempts" integer;',
+  },
 ];

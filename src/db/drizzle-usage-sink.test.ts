@@ -79,6 +79,8 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
         upstreamModel: null,
         operation: 'embeddings',
         clientApi: null,
+        servedModelGroup: null,
+        attempts: null,
         usageSource: 'none',
         stream: false,
         timeToFirstTokenMs: null,
@@ -87,7 +89,13 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
         startedAt: Date.UTC(2025, 11, 31, 23, 59, 59, 999),
         finishedAt: Date.UTC(2026, 0, 1, 0, 0, 0, 1),
       }),
-      usageEventFixture({ requestId: 'fields-3 ünïcødé 🚀', usageSource: 'estimate', reasoningTokens: 2_000_000 }),
+      usageEventFixture({
+        requestId: 'fields-3 ünïcødé 🚀',
+        usageSource: 'estimate',
+        reasoningTokens: 2_000_000,
+        servedModelGroup: 'backup',
+        attempts: 3,
+      }),
     ];
     await sink.write(events);
     expect(

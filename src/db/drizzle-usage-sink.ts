@@ -31,6 +31,8 @@ const usageColumns: readonly UsageColumn[] = [
   { column: 'upstream_model', field: 'upstreamModel', recordType: 'text' },
   { column: 'operation', field: 'operation', recordType: 'text' },
   { column: 'client_api', field: 'clientApi', recordType: 'text' },
+  { column: 'served_model_group', field: 'servedModelGroup', recordType: 'text' },
+  { column: 'attempts', field: 'attempts', recordType: 'double precision', convert: wholeNumber, nullable: true },
   { column: 'input_tokens', field: 'inputTokens', recordType: 'double precision', convert: wholeNumber },
   { column: 'output_tokens', field: 'outputTokens', recordType: 'double precision', convert: wholeNumber },
   { column: 'cached_input_tokens', field: 'cachedInputTokens', recordType: 'double precision', convert: wholeNumber },
@@ -81,7 +83,7 @@ async function batchJsonParts(events: readonly UsageEvent[], turns: UsageSinkTur
     for (const event of slice) {
       for (const { field, nullable } of numberColumns) {
         const value = event[field];
-        if (!Number.isFinite(value) && !(nullable && value === null))
+        if (!Number.isFinite(value) && !(nullable && value == null))
           throw new RangeError(`usage field ${field} is ${String(value)}, not a finite number`);
       }
     }

@@ -68,6 +68,10 @@ export const usageEvents = pgTable(
     operation: text('operation').notNull(),
     /** The client API the request came in (`openai-chat`, `anthropic-messages` ...); null in rows of older versions. */
     clientApi: text('client_api'),
+    /** The group whose deployment served: the requested one, or the fallback that did; null in older rows. */
+    servedModelGroup: text('served_model_group'),
+    /** Upstream attempts of the request, retries and fallbacks included; null in older rows. */
+    attempts: integer('attempts'),
     inputTokens: integer('input_tokens').notNull(),
     outputTokens: integer('output_tokens').notNull(),
     cachedInputTokens: integer('cached_input_tokens').notNull(),

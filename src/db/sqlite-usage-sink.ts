@@ -37,6 +37,8 @@ const usageColumns: ReadonlyArray<readonly [name: string, read: (event: UsageEve
   ['upstream_model', (event) => event.upstreamModel],
   ['operation', (event) => event.operation],
   ['client_api', (event) => event.clientApi ?? null],
+  ['served_model_group', (event) => event.servedModelGroup ?? null],
+  ['attempts', (event) => (event.attempts == null ? null : whole(finite(event.attempts, 'attempts')))],
   ['input_tokens', (event) => whole(finite(event.inputTokens, 'inputTokens'))],
   ['output_tokens', (event) => whole(finite(event.outputTokens, 'outputTokens'))],
   ['cached_input_tokens', (event) => whole(finite(event.cachedInputTokens, 'cachedInputTokens'))],

@@ -30,6 +30,10 @@ export interface UsageEvent {
    * spilled by an older version (read as null).
    */
   clientApi?: string | null;
+  /** The group whose deployment served (a fallback group, or the requested one); absent in older events. */
+  servedModelGroup?: string | null;
+  /** Upstream attempts the request made (retries and fallbacks included); absent in older events. */
+  attempts?: number | null;
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;

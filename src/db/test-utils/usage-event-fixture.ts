@@ -13,6 +13,8 @@ export function usageEventFixture(overrides: Partial<UsageEvent> = {}): UsageEve
     upstreamModel: 'gpt-4o-2024-08-06',
     operation: 'chat',
     clientApi: 'openai-chat',
+    servedModelGroup: 'gpt-4o',
+    attempts: 1,
     inputTokens: 120,
     outputTokens: 30,
     cachedInputTokens: 64,
