@@ -51,6 +51,11 @@ export interface GaugeFamily extends PrometheusFamily {
   dec(): void;
 }
 
+/** A gauge with labels, set per label set (e.g. a deployment's circuit). */
+export interface LabelledGaugeFamily extends PrometheusFamily {
+  set(labels: Record<string, string>, value: number): void;
+}
+
 /** A histogram family: `series(labels)` once per label set, then `observe` on the series. */
 export interface HistogramFamily extends PrometheusFamily {
   series(labels: Record<string, string>): HistogramSeries;
@@ -101,6 +106,35 @@ export function createCounterFamily(definition: FamilyDefinition): CounterFamily
     },
     reset() {
       for (const entry of series.values()) entry.value = 0;
+    },
+  };
+}
+
+/**
+ * A gauge with labels, each label set holding its last value.
+ *
+ * @example
+ * const open = createLabelledGaugeFamily({ name: 'torii_deployment_circuit_open', help: 'Circuits open.' });
+ * open.set({ deployment: 'gpt/0' }, 1);
+ */
+export function createLabelledGaugeFamily(definition: FamilyDefinition): LabelledGaugeFamily {
+  const series = new Map<string, { labels: Record<string, string>; value: number }>();
+  return {
+    ...definition,
+    type: 'gauge',
+    aggregator: 'sum',
+    set(labels, value) {
+      const key = seriesKey(labels);
+      const found = series.get(key);
+      if (found === undefined) series.set(key, { labels: { ...labels }, value });
+      else found.value = value;
+    },
+    get() {
+      const values = [...series.values()].map(({ labels, value }) => ({ labels: { ...labels }, value }));
+      return { ...definition, type: 'gauge', aggregator: 'sum', values };
+    },
+    reset() {
+      series.clear();
     },
   };
 }

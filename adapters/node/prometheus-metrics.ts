@@ -1,8 +1,9 @@
 import { Registry, type Metric } from 'prom-client';
-import type { GatewayMetrics, RequestObservation } from '../../src/services.ts';
+import type { AttemptObservation, CircuitObservation, GatewayMetrics, RequestObservation } from '../../src/services.ts';
 import {
   createCounterFamily,
   createGaugeFamily,
+  createLabelledGaugeFamily,
   createHistogramFamily,
   type CounterSeries,
   type HistogramSeries,
@@ -75,6 +76,36 @@ export function createPrometheusMetrics(): PrometheusMetrics {
   const inFlight = register(
     createGaugeFamily({ name: 'torii_requests_in_flight', help: 'Requests being served now.' }),
   );
+  const attempts = register(
+    createCounterFamily({
+      name: 'torii_upstream_attempts_total',
+      help: 'Upstream attempts, by model group, deployment and outcome (success, failure, other).',
+    }),
+  );
+  const retries = register(
+    createCounterFamily({
+      name: 'torii_retries_total',
+      help: 'Attempts after the first of their request, by the model group they were made on.',
+    }),
+  );
+  const fallbacks = register(
+    createCounterFamily({
+      name: 'torii_fallbacks_total',
+      help: 'Attempts made on a fallback group, by that group.',
+    }),
+  );
+  const circuitTransitions = register(
+    createCounterFamily({
+      name: 'torii_circuit_transitions_total',
+      help: "Deployments' circuits opening (cooling down) and closing again, by deployment and new state.",
+    }),
+  );
+  const circuitOpen = register(
+    createLabelledGaugeFamily({
+      name: 'torii_deployment_circuit_open',
+      help: 'Processes in which the deployment is cooling down or probing (its circuit not closed).',
+    }),
+  );
 
   interface RequestSeries {
     requests: CounterSeries;
@@ -114,6 +145,27 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     return found;
   };
 
+  /** The attempt series of one deployment, resolved on its first attempt (deployments come from the config). */
+  const attemptSeries = new Map<
+    string,
+    Record<AttemptObservation['outcome'] | 'retries' | 'fallbacks', CounterSeries>
+  >();
+  const attemptSeriesFor = (observation: AttemptObservation) => {
+    let found = attemptSeries.get(observation.deployment);
+    if (found === undefined) {
+      const { modelGroup: model_group, deployment } = observation;
+      found = {
+        success: attempts.series({ model_group, deployment, outcome: 'success' }),
+        failure: attempts.series({ model_group, deployment, outcome: 'failure' }),
+        other: attempts.series({ model_group, deployment, outcome: 'other' }),
+        retries: retries.series({ model_group }),
+        fallbacks: fallbacks.series({ model_group }),
+      };
+      attemptSeries.set(deployment, found);
+    }
+    return found;
+  };
+
   return {
     registry,
     requestStarted() {
@@ -128,6 +180,16 @@ export function createPrometheusMetrics(): PrometheusMetrics {
       observed.overhead.observe(observation.overheadMs / 1000);
       if (observation.inputTokens) observed.inputTokens.inc(observation.inputTokens);
       if (observation.outputTokens) observed.outputTokens.inc(observation.outputTokens);
+    },
+    attemptFinished(observation: AttemptObservation) {
+      const observed = attemptSeriesFor(observation);
+      observed[observation.outcome].inc();
+      if (observation.attempt > 1) observed.retries.inc();
+      if (observation.fallback) observed.fallbacks.inc();
+    },
+    circuitChanged(observation: CircuitObservation) {
+      circuitTransitions.series({ deployment: observation.deployment, state: observation.state }).inc();
+      circuitOpen.set({ deployment: observation.deployment }, observation.state === 'open' ? 1 : 0);
     },
   };
 }
