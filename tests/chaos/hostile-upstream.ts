@@ -34,7 +34,11 @@ import { waitFor } from '../e2e/accounting-harness.ts';
  * - `stream-echo-key`: a 200 stream whose first events, a content delta and then the dialect's own error event quoting
  *   the credential the gateway presented come in one write, framed exactly as a relay frames them (so a same-dialect
  *   relay that forwards unchanged bytes must notice the error and redact it); a plain JSON answer without `stream`;
- * - `error:STATUS`: the provider's recorded error body with that status.
+ * - `error:STATUS`: the provider's recorded error body with that status;
+ * - `reset`: resets the connection before sending anything;
+ * - `stall-headers`: sends a 200's headers (an event stream when one was asked for), then nothing;
+ * - `flaky:N`: answers its first N requests with a 500, then normally (a deployment that recovers);
+ * - `limited:S`: a 429 with `retry-after: S` (seconds).
  */
 export interface HostileUpstream {
   url: string;
@@ -335,6 +339,20 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
       }
       case 'error':
         return sendJson(count, errorBody(dialect, count));
+      case 'reset':
+        request.socket.resetAndDestroy();
+        return;
+      case 'stall-headers':
+        response.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+        response.flushHeaders();
+        return;
+      case 'flaky':
+        if ((requests.get(model) ?? 0) <= count) return sendJson(500, errorBody(dialect, 500));
+        return stream ? sendStream(streamOf(dialect, 3)) : sendJson(200, jsonFixture(dialect, 'text.json'));
+      case 'limited':
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(count) });
+        response.end(errorBody(dialect, 429, 'Rate limit reached for requests'));
+        return;
       default:
         return stream ? sendStream(streamOf(dialect, 3)) : sendJson(200, jsonFixture(dialect, 'text.json'));
     }
@@ -418,7 +436,13 @@ export function hostileGatewayConfig(
       ],
     };
   }
-  return { server, modelGroups };
+  // One attempt per request and no cooldown: these suites check what one misbehaving answer becomes; routing around
+  // misbehaving deployments has its own suite (tests/chaos/routing-failover.test.ts).
+  return {
+    server,
+    routing: { retry: { retries: 0 }, cooldown: { failures: 1_000_000, minimumRequests: 1_000_000 } },
+    modelGroups,
+  };
 }
 
 /** The environment a {@link hostileGatewayConfig} needs. */
