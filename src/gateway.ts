@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { createAdminKeysRoutes } from './admin/admin-keys-route.ts';
 import { createAdminUsageRoutes } from './admin/admin-usage-route.ts';
 import { createAdminDeploymentsRoutes } from './admin/admin-deployments-route.ts';
-import { createDeploymentRouter } from './routing/deployment-router.ts';
+import { createGatewayRouter } from './routing/gateway-router.ts';
+import type { CircuitBus } from './routing/circuit-bus.ts';
 import { createRateLimiter } from './limits/rate-limiter.ts';
 import type { KeyAdministration } from './auth/key-administration.ts';
 import type { UsageQuery } from './usage/usage-query.ts';
@@ -60,6 +61,8 @@ export interface GatewayOptions {
   secrets?: readonly string[];
   /** The Responses API's stored responses (translated conversations, native response owners); without it nothing is stored. */
   responses?: { store: ResponseStore; retentionMs?: number };
+  /** How deployments' circuit changes reach the gateway's other processes; without it each process keeps its own. */
+  routing?: { circuitBus?: CircuitBus };
 }
 
 const defaultBodyLimitBytes = 4 * 1024 * 1024;
@@ -132,18 +135,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     services,
     authenticator: options.authenticator,
     modelGroups,
-    router: createDeploymentRouter(modelGroups, {
-      now: services.now,
-      onCircuitChange: (change) => {
-        services.metrics.circuitChanged?.({ deployment: change.deploymentId, state: change.state });
-        if (change.state === 'open')
-          services.logger.warn('deployment cooling down', {
-            deployment: change.deploymentId,
-            forMs: Math.round(change.forMs),
-          });
-        else services.logger.info('deployment healthy again', { deployment: change.deploymentId });
-      },
-    }),
+    router: createGatewayRouter(modelGroups, services, options.routing?.circuitBus),
     // Deployment capacity shares the keys' limiter (and its store across processes) when accounting has one.
     capacity: options.accounting?.rateLimiter ?? createRateLimiter({ mode: 'local' }),
     bodyLimitBytes: options.config.server?.bodyLimitBytes ?? defaultBodyLimitBytes,

@@ -32,6 +32,8 @@ import {
 } from './cluster-remote-services.ts';
 import { openRedisConnection, openRedisSubscriberConnection, whenRedisReady } from './redis-connection.ts';
 import { createRedisKeyInvalidationBus, type RedisKeyInvalidationBus } from './redis-key-invalidation-bus.ts';
+import { createClusterCircuitBus, createRedisCircuitBus, type RedisCircuitBus } from './circuit-buses.ts';
+import type { CircuitBus } from '../../src/routing/circuit-bus.ts';
 import { createRedisKeyValueCache } from './redis-key-value-cache.ts';
 import { createRedisLimitStore } from './redis-limit-store.ts';
 
@@ -58,6 +60,8 @@ export interface NodeDataPlane {
   sharedCache: KeyValueCache | undefined;
   invalidations: KeyInvalidationBus;
   limitStore: LimitStore | undefined;
+  /** How circuit openings reach other processes: Redis when configured, the primary in a cluster without it. */
+  circuitBus: CircuitBus | undefined;
   rateLimitMode: RateLimitMode;
   usageQuery: UsageQuery;
   /** The request path's usage queue (a worker's forwards to the primary). */
@@ -184,6 +188,7 @@ interface RedisParts {
   commands: Redis;
   subscriber: Redis;
   bus: RedisKeyInvalidationBus;
+  circuits: RedisCircuitBus;
   cache: KeyValueCache;
   limitStore: LimitStore;
   close(): Promise<void>;
@@ -241,14 +246,17 @@ async function openRedisParts(
     }
   }
   const bus = createRedisKeyInvalidationBus({ publisher: commands, subscriber, logger, onResubscribed: onGap });
+  const circuits = createRedisCircuitBus({ publisher: commands, subscriber, logger });
   return {
     commands,
     subscriber,
     bus,
+    circuits,
     cache: createRedisKeyValueCache(commands, { prefix: '' }),
     limitStore: createRedisLimitStore({ redis: commands }),
     async close() {
       await bus.close().catch(() => {});
+      await circuits.close().catch(() => {});
       commands.disconnect();
       subscriber.disconnect();
     },
@@ -292,6 +300,7 @@ export async function openSingleProcessDataPlane(
     responseStore: owner.responseStore,
     sharedCache: redis?.cache,
     invalidations: redis?.bus ?? createLocalKeyInvalidationBus(),
+    circuitBus: redis?.circuits,
     limitStore: redis?.limitStore,
     rateLimitMode: settings.rateLimitMode ?? (redis === undefined ? 'local' : 'leased'),
     redisHost: settings.redisUrl === undefined ? undefined : new URL(settings.redisUrl).host,
@@ -413,6 +422,7 @@ export async function openClusterWorkerDataPlane(
     responseStore: createRemoteResponseStore(rpc),
     sharedCache: redis?.cache ?? createRemoteKeyValueCache(rpc),
     invalidations: redis?.bus ?? createClusterInvalidationBus(rpc),
+    circuitBus: redis?.circuits ?? createClusterCircuitBus(rpc),
     limitStore: redis?.limitStore ?? createRemoteLimitStore(rpc),
     rateLimitMode: settings.rateLimitMode ?? 'leased',
     redisHost: settings.redisUrl === undefined ? undefined : new URL(settings.redisUrl).host,

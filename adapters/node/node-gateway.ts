@@ -11,6 +11,7 @@ import { consoleLogger, type GatewayServices } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { createGptTokenizerTokenCounter } from '../shared/gpt-tokenizer-token-counter.ts';
 import type { NodeDataPlane } from './node-data-plane.ts';
+import type { CircuitBus } from '../../src/routing/circuit-bus.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.ts';
 import { createUndiciUpstreamFetch } from './undici-upstream-fetch.ts';
 
@@ -37,6 +38,8 @@ export interface NodeGatewayOptions {
    * only, keeps no ledger and stores no responses (the cluster primary's config check uses it that way).
    */
   dataPlane?: NodeDataPlane;
+  /** How circuit changes reach other processes when there is no data plane to carry them (a cluster without a database). */
+  circuitBus?: CircuitBus;
 }
 
 /**
@@ -54,6 +57,7 @@ export async function createNodeGateway(
   // One-shot, synchronous hashing: no Hash object and no trip through the thread pool that Web Crypto takes.
   const sha256 = (text: string) => hash('sha256', text, 'buffer');
   const plane = options.dataPlane;
+  const circuitBus = plane?.circuitBus ?? options.circuitBus;
   const assembled =
     plane === undefined
       ? undefined
@@ -82,6 +86,7 @@ export async function createNodeGateway(
     secrets: runtimeSecrets(environment, options.masterKey),
     ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
     ...(plane === undefined ? {} : { responses: { store: plane.responseStore } }),
+    ...(circuitBus === undefined ? {} : { routing: { circuitBus } }),
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
       metrics,

@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import * as z from 'zod/mini';
 import type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
 import type { GatewayLogger } from '../../src/services.ts';
+import { createRedisPubSubChannel } from './redis-pubsub-channel.ts';
 
 /** The pub/sub channel key invalidations travel on. */
 export const keyInvalidationChannel = 'torii:key-invalidation';
@@ -91,117 +92,20 @@ export interface RedisKeyInvalidationBus extends KeyInvalidationBus {
  * ```
  */
 export function createRedisKeyInvalidationBus(options: RedisKeyInvalidationBusOptions): RedisKeyInvalidationBus {
-  const { publisher, subscriber, logger } = options;
-  const channel = options.channel ?? keyInvalidationChannel;
-  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
-  const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 2_000;
-  const listeners = new Set<(invalidation: KeyInvalidation) => void>();
-  /** The current SUBSCRIBE, while anybody listens. */
-  let subscription: Promise<void> | undefined;
-  /** Whether the subscriber has been ready before: a later `ready` is a reconnect. */
-  let connectedBefore = subscriber.status === 'ready';
-  let heartbeatRunning = false;
-
-  const subscribeChannel = (): Promise<void> => {
-    const confirmed = subscriber.subscribe(channel).then(() => undefined);
-    confirmed.catch((error: unknown) =>
-      logger.warn('key invalidation subscribe failed', { channel, error: String(error) }),
-    );
-    return confirmed;
-  };
-
-  const onMessage = (messageChannel: string, message: string) => {
-    if (messageChannel !== channel) return;
-    const invalidation = parseKeyInvalidationMessage(message);
-    if (invalidation === undefined) {
-      logger.warn('ignored a malformed key invalidation message', { channel, message: message.slice(0, 200) });
-      return;
-    }
-    for (const listener of listeners) {
-      try {
-        listener(invalidation);
-      } catch (error) {
-        logger.error('key invalidation listener failed', { error: String(error) });
-      }
-    }
-  };
-
-  const onReady = () => {
-    if (!connectedBefore) {
-      // The first connection: a SUBSCRIBE issued before it waited in the offline queue and goes out now.
-      connectedBefore = true;
-      return;
-    }
-    if (listeners.size === 0) return;
-    const resubscribed = subscribeChannel();
-    subscription = resubscribed;
-    resubscribed.then(
-      () => {
-        logger.info('key invalidation subscription restored after a reconnect', { channel });
-        options.onResubscribed?.();
-      },
-      () => {},
-    );
-  };
-
-  const checkSubscriber = async () => {
-    if (heartbeatRunning || listeners.size === 0 || subscriber.status !== 'ready') return;
-    heartbeatRunning = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const ping = subscriber.ping();
-      ping.catch(() => {});
-      await Promise.race([
-        ping,
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error('timed out')), heartbeatTimeoutMs);
-        }),
-      ]);
-    } catch (error) {
-      logger.warn('key invalidation subscriber did not answer PING; reconnecting', { error: String(error) });
-      subscriber.disconnect(true);
-    } finally {
-      clearTimeout(timer);
-      heartbeatRunning = false;
-    }
-  };
-
-  subscriber.on('message', onMessage);
-  subscriber.on('ready', onReady);
-  const heartbeat = heartbeatIntervalMs > 0 ? setInterval(checkSubscriber, heartbeatIntervalMs) : undefined;
-  heartbeat?.unref();
-
+  const channel = createRedisPubSubChannel({
+    ...options,
+    channel: options.channel ?? keyInvalidationChannel,
+    label: 'key invalidation',
+    parse: parseKeyInvalidationMessage,
+  });
   return {
     async publish(invalidation) {
       const checked = keyInvalidationSchema.safeParse(invalidation);
       if (!checked.success) throw new TypeError(`not a valid key invalidation: ${JSON.stringify(invalidation)}`);
-      await publisher.publish(channel, JSON.stringify({ hashes: invalidation.hashes, version: invalidation.version }));
+      await channel.publish(JSON.stringify({ hashes: invalidation.hashes, version: invalidation.version }));
     },
-
-    subscribe(listener) {
-      // A copy, so adding the same function twice still needs (and allows) two unsubscribes.
-      const entry = (invalidation: KeyInvalidation) => listener(invalidation);
-      listeners.add(entry);
-      if (subscription === undefined) subscription = subscribeChannel();
-      return () => {
-        if (!listeners.delete(entry) || listeners.size > 0) return;
-        subscription = undefined;
-        subscriber.unsubscribe(channel).catch(() => {});
-      };
-    },
-
-    whenSubscribed() {
-      return subscription ?? Promise.resolve();
-    },
-
-    async close() {
-      if (heartbeat !== undefined) clearInterval(heartbeat);
-      subscriber.off('message', onMessage);
-      subscriber.off('ready', onReady);
-      const hadListeners = listeners.size > 0;
-      listeners.clear();
-      subscription = undefined;
-      if (hadListeners && subscriber.status === 'ready') await subscriber.unsubscribe(channel).catch(() => {});
-    },
+    subscribe: (listener) => channel.subscribe(listener),
+    whenSubscribed: () => channel.whenSubscribed(),
+    close: () => channel.close(),
   };
 }

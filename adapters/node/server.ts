@@ -21,6 +21,7 @@ import {
   openSingleProcessDataPlane,
   type NodeDataPlane,
 } from './node-data-plane.ts';
+import { createClusterCircuitBus, relayCircuitChanges } from './circuit-buses.ts';
 import { createNodeGateway } from './node-gateway.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { registerUsageQueueMetrics } from './process-health-metrics.ts';
@@ -76,14 +77,19 @@ async function runPrimaryWithoutDatabase(settings: NodeServerSettings): Promise<
   const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
-  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, () =>
-    announce(
-      settings,
-      probe.configSource,
-      probe.modelGroups,
-      masterKey.generated ? masterKey.key : undefined,
-      readDatabaseSetting(process.env),
-    ),
+  const workers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  runClusterPrimary(
+    settings,
+    { TORII_MASTER_KEY: masterKey.key },
+    () =>
+      announce(
+        settings,
+        probe.configSource,
+        probe.modelGroups,
+        masterKey.generated ? masterKey.key : undefined,
+        readDatabaseSetting(process.env),
+      ),
+    { onFork: (worker) => relayCircuitChanges(worker, workers) },
   );
 }
 
@@ -118,6 +124,7 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
       registry,
       onFork: (worker) => {
         serveClusterRpc(worker, plane.handlers);
+        relayCircuitChanges(worker, workers);
         worker.once('listening', () => {
           if (!plane.ledger.canPersist()) broadcastToWorkers([worker], usageLedgerChannel, { canPersist: false });
         });
@@ -146,6 +153,10 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean,
     );
   const gateway = await createNodeGateway(process.env, {
     ...(dataPlane === undefined ? {} : { dataPlane }),
+    // A cluster worker without a database still shares circuit changes, through the primary.
+    ...(dataPlane === undefined && isClusterWorker
+      ? { circuitBus: createClusterCircuitBus(createClusterRpcClient()) }
+      : {}),
     masterKey: masterKey.key,
     metrics,
     // Not ready while draining, or while usage can be persisted nowhere (database and spill both failing).
