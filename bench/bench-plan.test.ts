@@ -34,6 +34,8 @@ describe('measurementPlan', () => {
       'chat hey c20 1000 rps 10s',
       'chat info c10 2s',
       'chat info c100 2s',
+      'chat info c32 2s',
+      'chat-ten info c32 2s',
       'messages info c32 2s',
       'responses info c32 2s',
     ]);

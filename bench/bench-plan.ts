@@ -150,8 +150,8 @@ export function readSettings(environment: Record<string, string | undefined>): B
  * The phases of a run, in order: per scenario (`chat`, then `chat-stream`) max throughput, the fixed rate and
  * concurrency 1 (and for `chat-stream` time to first byte), each in interleaved rounds against the floor and every
  * shape (`production-master` only at concurrency 1, next to `production`); then the hey cross-check (chat at the fixed
- * rate: floor, production, lean); then the informational rows on `lean` and the floor (chat at 10 and 100
- * connections, `messages`, `responses`). `shapes` are the shapes that started.
+ * rate: floor, production, lean); then the informational rows on `lean` and the floor (chat at 10, 100 and 32
+ * connections, `chat-ten` at 32, `messages`, `responses`). `shapes` are the shapes that started.
  */
 export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeName[] = shapeNames): Phase[] {
   const compared: TargetName[] = ['floor', ...shapeNames.filter((shape) => shapes.includes(shape))];
@@ -216,6 +216,9 @@ export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeN
     for (const [scenario, connections] of [
       ['chat', 10],
       ['chat', 100],
+      // Routing's cost on a healthy group: one deployment against ten under the latency strategy, side by side.
+      ['chat', settings.maxConnections],
+      ['chat-ten', settings.maxConnections],
       ['messages', settings.maxConnections],
       ['responses', settings.maxConnections],
     ] as const) {

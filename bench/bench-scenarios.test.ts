@@ -10,7 +10,7 @@ import { scenarioNames, scenarioRequestBody, scenarios } from './bench-scenarios
 
 describe('scenarios', () => {
   it('has a ~1 KB body, a path and a model group for every scenario', () => {
-    expect(scenarioNames).toEqual(['chat', 'chat-stream', 'messages', 'responses']);
+    expect(scenarioNames).toEqual(['chat', 'chat-stream', 'chat-ten', 'messages', 'responses']);
     for (const scenario of scenarioNames) {
       const body = scenarioRequestBody(scenario);
       expect(body.length).toBeGreaterThan(800);
@@ -22,7 +22,7 @@ describe('scenarios', () => {
     expect(scenarios.messages.path).toBe('/v1/messages');
     expect(scenarios.messages.model).not.toBe(scenarios.chat.model);
     expect(scenarios.responses.path).toBe('/v1/responses');
-    expect(new Set(scenarioNames.map((scenario) => scenarios[scenario].model)).size).toBe(3);
+    expect(new Set(scenarioNames.map((scenario) => scenarios[scenario].model)).size).toBe(4);
   });
 
   it('sends a valid, non-streamed Anthropic Messages request for messages', () => {

@@ -8,10 +8,10 @@
  */
 
 /** A scenario name as it appears in the report and in `bench/results/latest.json`. */
-export type ScenarioName = 'chat' | 'chat-stream' | 'messages' | 'responses';
+export type ScenarioName = 'chat' | 'chat-stream' | 'chat-ten' | 'messages' | 'responses';
 
 /** Every scenario, in report order. */
-export const scenarioNames: readonly ScenarioName[] = ['chat', 'chat-stream', 'messages', 'responses'];
+export const scenarioNames: readonly ScenarioName[] = ['chat', 'chat-stream', 'chat-ten', 'messages', 'responses'];
 
 /** The model group the benchmark config defines for the OpenAI chat scenarios (an `openai` deployment). */
 export const benchModel = 'bench-model';
@@ -21,6 +21,9 @@ export const benchClaudeModel = 'bench-claude';
 
 /** The model group of the `responses` scenario (an `openai` deployment, so `/v1/responses` passes through). */
 export const benchResponsesModel = 'bench-responses';
+
+/** A group of ten deployments (all the mock) under the `latency` strategy: what routing costs a healthy group. */
+export const benchTenModel = 'bench-ten';
 
 /** What wrk, the floor and torii need to know about a scenario besides its body. */
 export interface Scenario {
@@ -34,6 +37,7 @@ export interface Scenario {
 export const scenarios: Readonly<Record<ScenarioName, Scenario>> = {
   chat: { path: '/v1/chat/completions', model: benchModel },
   'chat-stream': { path: '/v1/chat/completions', model: benchModel },
+  'chat-ten': { path: '/v1/chat/completions', model: benchTenModel },
   messages: { path: '/v1/messages', model: benchClaudeModel },
   responses: { path: '/v1/responses', model: benchResponsesModel },
 };

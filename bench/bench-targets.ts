@@ -2,7 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ShapeName, TargetName } from './bench-plan.ts';
 import { startPinnedServer, type ColdStart, type ManagedProcess } from './bench-process.ts';
-import { benchClaudeModel, benchModel, benchResponsesModel, scenarioRequestBody } from './bench-scenarios.ts';
+import {
+  benchClaudeModel,
+  benchModel,
+  benchResponsesModel,
+  benchTenModel,
+  scenarioRequestBody,
+} from './bench-scenarios.ts';
 
 /**
  * The processes `pnpm bench` measures: the mock upstream, the floor proxy and the gateway's shapes, each started
@@ -80,6 +86,11 @@ export function writeGatewayConfig(temporaryDirectory: string, mockURL: string):
         [benchClaudeModel]: { deployments: [deployment('anthropic', benchClaudeModel)] },
         // Same dialect: the openai preset serves the Responses API natively (the request says `store: false`).
         [benchResponsesModel]: { deployments: [deployment('openai', benchResponsesModel)] },
+        // Routing's cost on a healthy group: ten deployments, latency strategy (compare with chat at 32 connections).
+        [benchTenModel]: {
+          strategy: 'latency',
+          deployments: Array.from({ length: 10 }, () => deployment('openai', benchModel)),
+        },
       },
     }),
   );
