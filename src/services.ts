@@ -22,6 +22,8 @@ export interface UpstreamRequestInit {
    * stream has no total time limit (the gateway bounds the gaps between its bytes instead).
    */
   bodyTimeoutMs: number;
+  /** Time allowed to open the connection, in ms; clients that cannot set it (the platform fetch) ignore it. */
+  connectTimeoutMs?: number | undefined;
 }
 
 /** How a body is read chunk by chunk: a ReadableStream's reader, or anything that reads the same way. */

@@ -34,15 +34,30 @@ interface ParsedTarget {
  * const gateway = createGateway({ ..., services: { upstreamFetch: createUndiciUpstreamFetch() } });
  */
 export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): UpstreamFetch {
-  const agent = new Agent({
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 60_000,
-    keepAliveMaxTimeout: 600_000,
-    connections: options.connectionsPerOrigin ?? 512,
-    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-    // LLM responses can take minutes before the first byte; the gateway applies its own configured timeout.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
+  const defaultConnectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const agentWith = (connectTimeoutMs: number) =>
+    new Agent({
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 60_000,
+      keepAliveMaxTimeout: 600_000,
+      connections: options.connectionsPerOrigin ?? 512,
+      connect: { timeout: connectTimeoutMs },
+      // LLM responses can take minutes before the first byte; the gateway applies its own configured timeout.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  const agent = agentWith(defaultConnectTimeoutMs);
+  // A deployment with its own connect timeout gets a pool of its own (undici sets it per pool, not per request); the
+  // values come from the config (one per deployment at most), so the map stays small.
+  const agents = new Map<number, Agent>([[defaultConnectTimeoutMs, agent]]);
+  const agentFor = (connectTimeoutMs: number | undefined): Agent => {
+    if (connectTimeoutMs === undefined) return agent;
+    let found = agents.get(connectTimeoutMs);
+    if (found === undefined) {
+      found = agentWith(connectTimeoutMs);
+      agents.set(connectTimeoutMs, found);
+    }
+    return found;
+  };
   const targets = new Map<string, ParsedTarget>();
   const parse = (url: string): ParsedTarget => {
     let target = targets.get(url);
@@ -86,7 +101,7 @@ export function createUndiciUpstreamFetch(options: UndiciUpstreamOptions = {}): 
           else response.fail(error);
         },
       };
-      agent.dispatch(
+      agentFor(init.connectTimeoutMs).dispatch(
         {
           origin,
           path,

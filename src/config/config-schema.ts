@@ -60,6 +60,10 @@ export const deploymentConfigSchema = z.strictObject({
       bodyMs: z.optional(z.int().check(z.positive())),
       /** The longest silence inside a streamed answer (default `server.upstreamStreamIdleTimeoutMs`). */
       streamIdleMs: z.optional(z.int().check(z.positive())),
+      /** Opening the connection, TCP and TLS (Node; default 10000). Elsewhere the headers timeout bounds it. */
+      connectMs: z.optional(z.int().check(z.positive())),
+      /** The whole call, from sending to the last byte of the answer or stream (default: none). */
+      totalMs: z.optional(z.int().check(z.positive())),
     }),
   ),
   /** Retries after a failure of this deployment, over its group's. */

@@ -35,15 +35,21 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   const { services, record, clientSignal, limits } = call;
   const startedAt = services.now();
   record.calledUpstream = true;
+  // A deployment's total time: its signal aborts the call, body and stream included, when the time is up.
+  const signal =
+    limits.totalTimeoutMs === undefined
+      ? clientSignal
+      : AbortSignal.any([clientSignal, AbortSignal.timeout(limits.totalTimeoutMs)]);
   let response: UpstreamResponse;
   try {
     response = await services.upstreamFetch(call.request.url, {
       method: call.request.method,
       headers: call.request.headers,
       body: call.request.body ?? null,
-      signal: clientSignal,
+      signal,
       headersTimeoutMs: limits.headersTimeoutMs,
       bodyTimeoutMs: limits.bodyTimeoutMs,
+      ...(limits.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: limits.connectTimeoutMs }),
     });
   } catch (error) {
     record.upstreamMs += services.now() - startedAt;
@@ -68,14 +74,18 @@ function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: Upstre
       message: 'The client closed the request.',
     });
   }
-  if (isUpstreamLimitError(error) || (error instanceof Error && error.name === 'TimeoutError')) {
+  if (isUpstreamLimitError(error) || isTimeoutError(error)) {
+    const total = call.limits.totalTimeoutMs;
     return new GatewayError({
       status: 504,
       type: 'timeout_error',
       code: 'upstream_timeout',
       provider: call.providerName,
       retryable: true,
-      message: `Upstream ${call.providerName} did not respond within ${call.limits.headersTimeoutMs} ms.`,
+      message:
+        isUpstreamLimitError(error) || total === undefined
+          ? `Upstream ${call.providerName} did not respond within ${call.limits.headersTimeoutMs} ms.`
+          : `Upstream ${call.providerName} did not finish within its total time of ${total} ms.`,
     });
   }
   const reason =
@@ -89,6 +99,11 @@ function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: Upstre
     cause: error,
     message: call.redactor.redact(`Could not reach upstream ${call.providerName}: ${reason}`),
   });
+}
+
+/** A timeout's abort reason (`AbortSignal.timeout` rejects with a DOMException named `TimeoutError`). */
+function isTimeoutError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TimeoutError';
 }
 
 /**
@@ -115,6 +130,17 @@ export function upstreamReadFailure(
       provider: providerName,
       retryable: true,
       message: `Upstream ${providerName} ${error.message.replace(/^The upstream /, '')}`,
+    });
+  }
+  if (isTimeoutError(error)) {
+    // The deployment's total time ran out while its answer was still coming (see callUpstream).
+    return new GatewayError({
+      status: 504,
+      type: 'timeout_error',
+      code: 'upstream_timeout',
+      provider: providerName,
+      retryable: true,
+      message: `Upstream ${providerName} did not finish its answer within the deployment's total time.`,
     });
   }
   const reason = error instanceof Error ? error.message : String(error);

@@ -12,6 +12,10 @@ export interface UpstreamLimits {
   maxBodyBytes: number;
   /** The largest upstream error body read (for its message), bytes; past it the error is reported without one. */
   maxErrorBodyBytes: number;
+  /** Opening a connection to it, ms (Node's client; undefined: the client's default). */
+  connectTimeoutMs?: number | undefined;
+  /** The whole call, from sending to the last byte of the answer or stream, ms; undefined: none. */
+  totalTimeoutMs?: number | undefined;
 }
 
 /**
@@ -40,5 +44,7 @@ export function resolveUpstreamLimits(
       own?.streamIdleMs ?? server?.upstreamStreamIdleTimeoutMs ?? defaultUpstreamLimits.streamIdleTimeoutMs,
     maxBodyBytes: server?.upstreamMaxBodyBytes ?? defaultUpstreamLimits.maxBodyBytes,
     maxErrorBodyBytes: server?.upstreamMaxErrorBodyBytes ?? defaultUpstreamLimits.maxErrorBodyBytes,
+    connectTimeoutMs: own?.connectMs,
+    totalTimeoutMs: own?.totalMs,
   };
 }

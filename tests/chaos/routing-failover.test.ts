@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,22 @@ function routingConfig(upstream: HostileUpstream): Record<string, unknown> {
         deployments: [deployment(upstream, 'error:503:all-down')],
         retry: { retries: 0 },
         cooldown: { failures: 2, cooldownMs: 60_000 },
+      },
+      // A whole-call bound: the JSON answer stalls mid-body (retried elsewhere); a stream stalls after its first bytes
+      // (already the client's: it ends with a timeout event).
+      'total-time': {
+        deployments: [
+          deployment(upstream, 'stall-body', 'openai', {
+            timeouts: { bodyMs: 30_000, streamIdleMs: 30_000, totalMs: 800 },
+          }),
+          deployment(upstream, 'text:total-time', 'openai', { priority: 1 }),
+        ],
+        strategy: 'priority',
+      },
+      'total-time-stream': {
+        deployments: [
+          deployment(upstream, 'stall-body', 'openai', { timeouts: { streamIdleMs: 30_000, totalMs: 800 } }),
+        ],
       },
       recovers: {
         deployments: [deployment(upstream, 'flaky:4')],
@@ -199,6 +216,85 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
     expect(anthropicBody).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
     expect(upstream.requests.get('error:503:all-down')).toBe(before);
   });
+
+  it("a deployment's total time bounds its whole call: a stalled answer is retried, a stalled stream ends with a timeout event", async () => {
+    const answer = await chat(gateway, 'total-time');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-torii-deployment')).toBe('total-time/1');
+    expect(answer.headers.get('x-torii-attempts')).toBe('2');
+    const stream = await collectChatStream(
+      await client.chat.completions.create({
+        model: 'total-time-stream',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    );
+    expect(stream.error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((stream.error as Error).message)).toMatch(/total time/);
+  });
+
+  it.runIf(runtime.name.startsWith('Node'))(
+    "Node: a deployment's connect timeout bounds its TLS handshake, and the request moves on",
+    async () => {
+      // Accepts TCP connections and never says a word: a TLS handshake to it can only time out.
+      const silent = createServer(() => {});
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const port = (silent.address() as AddressInfo).port;
+      const blackhole = await runtime.start(
+        {
+          modelGroups: {
+            silent: {
+              retry: { retries: 0 },
+              deployments: [
+                {
+                  provider: 'openai',
+                  model: 'text',
+                  baseURL: `https://127.0.0.1:${port}/v1`,
+                  apiKey: '${HOSTILE_KEY}',
+                  timeouts: { connectMs: 300, headersMs: 60_000 },
+                },
+              ],
+              fallbacks: ['healthy'],
+            },
+            'silent-alone': {
+              retry: { retries: 0 },
+              deployments: [
+                {
+                  provider: 'openai',
+                  model: 'text',
+                  baseURL: `https://127.0.0.1:${port}/v1`,
+                  apiKey: '${HOSTILE_KEY}',
+                  timeouts: { connectMs: 300, headersMs: 60_000 },
+                },
+              ],
+            },
+            healthy: { deployments: [deployment(upstream, 'text:connect')] },
+          },
+        },
+        { ...hostileEnvironment, TORII_MASTER_KEY: chaosMasterKey },
+      );
+      try {
+        const response = await chat(blackhole, 'silent');
+        await response.text();
+        expect(response.status).toBe(200);
+        expect(response.headers.get('x-torii-model-group')).toBe('healthy');
+        const admin = await fetch(`${blackhole.baseURL}/admin/deployments`, {
+          headers: { authorization: `Bearer ${chaosMasterKey}` },
+        });
+        const { data } = (await admin.json()) as { data: { id: string; failures: number }[] };
+        expect(data.find((entry) => entry.id === 'silent/0')?.failures).toBe(1);
+        // Alone, its failure is the answer: the connect timeout it names is the deployment's, not the default 10 s.
+        const alone = await chat(blackhole, 'silent-alone');
+        const body = (await alone.json()) as { error: { code: string; message: string } };
+        expect(alone.status).toBe(502);
+        expect(body.error.code).toBe('upstream_unreachable');
+        expect(body.error.message).toMatch(/timeout: 300 ?ms/);
+      } finally {
+        await blackhole.stop();
+        silent.close();
+      }
+    },
+  );
 
   it('a cooled deployment is back as soon as its cooldown is over (no background health check)', async () => {
     // flaky:4 fails its first four requests; its circuit opens after two, for 300 ms, then a probe finds it well.
