@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
+import { startMockUpstream, mockUpstreamApiKey, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
 import { chaosClient, chaosMasterKey, collectChatStream } from './chaos-client.ts';
 import { hostileEnvironment, startHostileUpstream, type HostileUpstream } from './hostile-upstream.ts';
 
@@ -12,10 +13,27 @@ function deployment(upstream: HostileUpstream, behaviour: string, provider = 'op
   return { provider, model: behaviour, baseURL: `${upstream.url}/v1`, apiKey: '${HOSTILE_KEY}', ...extra };
 }
 
+/** A loopback port nothing listens on (connections to it are refused at once). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** Timeouts short enough that a stalled deployment is given up on within the tests' patience. */
 const stallTimeouts = { timeouts: { headersMs: 1000, streamIdleMs: 1000 } };
 
-function routingConfig(upstream: HostileUpstream): Record<string, unknown> {
+function routingConfig(upstream: HostileUpstream, mock: MockUpstream, refusedPort: number): Record<string, unknown> {
+  // A deployment whose port refuses connections, in front of the recording mock (embeddings, the Responses API).
+  const refused = {
+    provider: 'openai',
+    model: 'text',
+    baseURL: `http://127.0.0.1:${refusedPort}/v1`,
+    apiKey: '${MOCK_KEY}',
+  };
+  const recorded = { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_KEY}', priority: 1 };
   return {
     routing: { retry: { backoffMs: 10, maxBackoffMs: 50 } },
     modelGroups: {
@@ -58,6 +76,7 @@ function routingConfig(upstream: HostileUpstream): Record<string, unknown> {
           deployment(upstream, 'stall-body', 'openai', { timeouts: { streamIdleMs: 30_000, totalMs: 800 } }),
         ],
       },
+      'apis-failover': { strategy: 'priority', deployments: [refused, recorded] },
       recovers: {
         deployments: [deployment(upstream, 'flaky:4')],
         retry: { retries: 0 },
@@ -81,18 +100,44 @@ async function chat(gateway: RunningGateway, model: string, stream = false) {
 // fails before its first byte is retried, and client errors are never retried.
 describe.each(gatewayRuntimes)('routing around failing deployments on $name', (runtime) => {
   let upstream: HostileUpstream;
+  let mock: MockUpstream;
   let gateway: RunningGateway;
   let client: OpenAI;
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    gateway = await runtime.start(routingConfig(upstream), { ...hostileEnvironment, TORII_MASTER_KEY: chaosMasterKey });
+    mock = await startMockUpstream();
+    gateway = await runtime.start(routingConfig(upstream, mock, await closedPort()), {
+      ...hostileEnvironment,
+      MOCK_KEY: mockUpstreamApiKey,
+      TORII_MASTER_KEY: chaosMasterKey,
+    });
     client = chaosClient(gateway);
   });
 
   afterAll(async () => {
     await gateway?.stop();
     await upstream?.close();
+    await mock?.close();
+  });
+
+  it('retries embeddings and the Responses API (streamed and not) on another deployment too', async () => {
+    const { data: embeddings, response } = await client.embeddings
+      .create({ model: 'apis-failover', input: ['a', 'b'] })
+      .withResponse();
+    expect(embeddings.data).toHaveLength(2);
+    expect(response.headers.get('x-torii-attempts')).toBe('2');
+    const created = await client.responses.create({ model: 'apis-failover', input: 'Hello', store: false });
+    expect(created.output_text.length).toBeGreaterThan(0);
+    const streamed = await client.responses.create({
+      model: 'apis-failover',
+      input: 'Hello',
+      store: false,
+      stream: true,
+    });
+    let completed = false;
+    for await (const event of streamed) if (event.type === 'response.completed') completed = true;
+    expect(completed).toBe(true);
   });
 
   it('one failing and one healthy deployment (1:1): no client errors, and the failing one is cooled', async () => {
