@@ -71,26 +71,34 @@ async function main(): Promise<void> {
   await runServer(settings, cluster.isWorker, withDatabase);
 }
 
+/** The cluster's workers alive now. */
+const clusterWorkers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+
+/** What the primary prints once every worker listens: the address, the config's groups, a generated master key. */
+function announcer(
+  settings: NodeServerSettings,
+  probe: { configSource: string; modelGroups: string[] },
+  masterKey: { key: string; generated: boolean },
+): () => void {
+  return () =>
+    announce(
+      settings,
+      probe.configSource,
+      probe.modelGroups,
+      masterKey.generated ? masterKey.key : undefined,
+      readDatabaseSetting(process.env),
+    );
+}
+
 /** The cluster primary of `TORII_DATABASE=off`: forks and watches the workers, and owns nothing else. */
 async function runPrimaryWithoutDatabase(settings: NodeServerSettings): Promise<void> {
   const masterKey = resolveMasterKey(process.env);
   const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
-  const workers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
-  runClusterPrimary(
-    settings,
-    { TORII_MASTER_KEY: masterKey.key },
-    () =>
-      announce(
-        settings,
-        probe.configSource,
-        probe.modelGroups,
-        masterKey.generated ? masterKey.key : undefined,
-        readDatabaseSetting(process.env),
-      ),
-    { onFork: (worker) => relayCircuitChanges(worker, workers) },
-  );
+  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, announcer(settings, probe, masterKey), {
+    onFork: (worker) => relayCircuitChanges(worker, clusterWorkers),
+  });
 }
 
 async function runPrimary(settings: NodeServerSettings): Promise<void> {
@@ -103,36 +111,24 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
   const plane = await openClusterPrimaryDataPlane(process.env, consoleLogger);
   const registry = new Registry();
   registerUsageQueueMetrics(registry, plane.usageQueue, { role: 'ledger', canPersist: plane.ledger.canPersist });
-  const workers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  const workers = clusterWorkers;
   plane.setBroadcast((invalidation) => broadcastToWorkers(workers(), clusterInvalidationChannel, invalidation));
   // Workers answer /health/ready, so they hear whether the ledger can persist usage.
   plane.ledger.onChange((canPersist) => broadcastToWorkers(workers(), usageLedgerChannel, { canPersist }));
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
-  runClusterPrimary(
-    settings,
-    { TORII_MASTER_KEY: masterKey.key },
-    () =>
-      announce(
-        settings,
-        probe.configSource,
-        probe.modelGroups,
-        masterKey.generated ? masterKey.key : undefined,
-        readDatabaseSetting(process.env),
-      ),
-    {
-      registry,
-      onFork: (worker) => {
-        serveClusterRpc(worker, plane.handlers);
-        relayCircuitChanges(worker, workers);
-        worker.once('listening', () => {
-          if (!plane.ledger.canPersist()) broadcastToWorkers([worker], usageLedgerChannel, { canPersist: false });
-        });
-      },
-      beforeExit: () => plane.close({ timeoutMs: usageFlushTimeoutMs }),
-      beforeExitTimeoutMs: usageFlushTimeoutMs + 5_000,
+  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, announcer(settings, probe, masterKey), {
+    registry,
+    onFork: (worker) => {
+      serveClusterRpc(worker, plane.handlers);
+      relayCircuitChanges(worker, workers);
+      worker.once('listening', () => {
+        if (!plane.ledger.canPersist()) broadcastToWorkers([worker], usageLedgerChannel, { canPersist: false });
+      });
     },
-  );
+    beforeExit: () => plane.close({ timeoutMs: usageFlushTimeoutMs }),
+    beforeExitTimeoutMs: usageFlushTimeoutMs + 5_000,
+  });
 }
 
 async function runServer(settings: NodeServerSettings, isClusterWorker: boolean, withDatabase: boolean): Promise<void> {

@@ -76,17 +76,12 @@ function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: Upstre
   }
   if (isUpstreamLimitError(error) || isTimeoutError(error)) {
     const total = call.limits.totalTimeoutMs;
-    return new GatewayError({
-      status: 504,
-      type: 'timeout_error',
-      code: 'upstream_timeout',
-      provider: call.providerName,
-      retryable: true,
-      message:
-        isUpstreamLimitError(error) || total === undefined
-          ? `Upstream ${call.providerName} did not respond within ${call.limits.headersTimeoutMs} ms.`
-          : `Upstream ${call.providerName} did not finish within its total time of ${total} ms.`,
-    });
+    return upstreamTimeout(
+      call.providerName,
+      isUpstreamLimitError(error) || total === undefined
+        ? `Upstream ${call.providerName} did not respond within ${call.limits.headersTimeoutMs} ms.`
+        : `Upstream ${call.providerName} did not finish within its total time of ${total} ms.`,
+    );
   }
   const reason =
     error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
@@ -98,6 +93,18 @@ function upstreamFailure(error: unknown, clientSignal: AbortSignal, call: Upstre
     retryable: true,
     cause: error,
     message: call.redactor.redact(`Could not reach upstream ${call.providerName}: ${reason}`),
+  });
+}
+
+/** The 504 of an upstream that took too long (retryable: another deployment may be faster). */
+function upstreamTimeout(provider: string, message: string): GatewayError {
+  return new GatewayError({
+    status: 504,
+    type: 'timeout_error',
+    code: 'upstream_timeout',
+    provider,
+    retryable: true,
+    message,
   });
 }
 
@@ -123,25 +130,14 @@ export function upstreamReadFailure(
         providerName,
         `Upstream ${providerName} sent an answer larger than ${error.value} bytes, the gateway's limit.`,
       );
-    return new GatewayError({
-      status: 504,
-      type: 'timeout_error',
-      code: 'upstream_timeout',
-      provider: providerName,
-      retryable: true,
-      message: `Upstream ${providerName} ${error.message.replace(/^The upstream /, '')}`,
-    });
+    return upstreamTimeout(providerName, `Upstream ${providerName} ${error.message.replace(/^The upstream /, '')}`);
   }
   if (isTimeoutError(error)) {
     // The deployment's total time ran out while its answer was still coming (see callUpstream).
-    return new GatewayError({
-      status: 504,
-      type: 'timeout_error',
-      code: 'upstream_timeout',
-      provider: providerName,
-      retryable: true,
-      message: `Upstream ${providerName} did not finish its answer within the deployment's total time.`,
-    });
+    return upstreamTimeout(
+      providerName,
+      `Upstream ${providerName} did not finish its answer within the deployment's total time.`,
+    );
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new GatewayError({

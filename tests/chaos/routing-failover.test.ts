@@ -86,6 +86,13 @@ function routingConfig(upstream: HostileUpstream, mock: MockUpstream, refusedPor
   };
 }
 
+/** A streamed chat through the openai SDK, read to its end (or its error). */
+async function streamChat(client: OpenAI, model: string) {
+  return await collectChatStream(
+    await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+  );
+}
+
 async function chat(gateway: RunningGateway, model: string, stream = false) {
   return await fetch(`${gateway.baseURL}/v1/chat/completions`, {
     method: 'POST',
@@ -187,13 +194,7 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
         messages: [{ role: 'user', content: 'Hi' }],
       });
       expect(html.choices[0]?.message.content).toBeTypeOf('string');
-      const stream = await collectChatStream(
-        await client.chat.completions.create({
-          model: 'stalls-first',
-          stream: true,
-          messages: [{ role: 'user', content: 'Hi' }],
-        }),
-      );
+      const stream = await streamChat(client, 'stalls-first');
       expect(stream.error).toBeUndefined();
       expect(stream.finishReasons).toEqual(['stop']);
     }
@@ -221,13 +222,7 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
       .withResponse();
     expect(message.type).toBe('message');
     expect(messageResponse.headers.get('x-torii-model-group')).toBe('backup');
-    const streamed = await collectChatStream(
-      await client.chat.completions.create({
-        model: 'primary',
-        stream: true,
-        messages: [{ role: 'user', content: 'Hi' }],
-      }),
-    );
+    const streamed = await streamChat(client, 'primary');
     expect(streamed.error).toBeUndefined();
   });
 
@@ -267,13 +262,7 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
     expect(answer.status).toBe(200);
     expect(answer.headers.get('x-torii-deployment')).toBe('total-time/1');
     expect(answer.headers.get('x-torii-attempts')).toBe('2');
-    const stream = await collectChatStream(
-      await client.chat.completions.create({
-        model: 'total-time-stream',
-        stream: true,
-        messages: [{ role: 'user', content: 'Hi' }],
-      }),
-    );
+    const stream = await streamChat(client, 'total-time-stream');
     expect(stream.error).toBeInstanceOf(OpenAI.APIError);
     expect(String((stream.error as Error).message)).toMatch(/total time/);
   });
@@ -285,34 +274,18 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
       const silent = createServer(() => {});
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const port = (silent.address() as AddressInfo).port;
+      const silentDeployment = {
+        provider: 'openai',
+        model: 'text',
+        baseURL: `https://127.0.0.1:${port}/v1`,
+        apiKey: '${HOSTILE_KEY}',
+        timeouts: { connectMs: 300, headersMs: 60_000 },
+      };
       const blackhole = await runtime.start(
         {
           modelGroups: {
-            silent: {
-              retry: { retries: 0 },
-              deployments: [
-                {
-                  provider: 'openai',
-                  model: 'text',
-                  baseURL: `https://127.0.0.1:${port}/v1`,
-                  apiKey: '${HOSTILE_KEY}',
-                  timeouts: { connectMs: 300, headersMs: 60_000 },
-                },
-              ],
-              fallbacks: ['healthy'],
-            },
-            'silent-alone': {
-              retry: { retries: 0 },
-              deployments: [
-                {
-                  provider: 'openai',
-                  model: 'text',
-                  baseURL: `https://127.0.0.1:${port}/v1`,
-                  apiKey: '${HOSTILE_KEY}',
-                  timeouts: { connectMs: 300, headersMs: 60_000 },
-                },
-              ],
-            },
+            silent: { retry: { retries: 0 }, deployments: [silentDeployment], fallbacks: ['healthy'] },
+            'silent-alone': { retry: { retries: 0 }, deployments: [silentDeployment] },
             healthy: { deployments: [deployment(upstream, 'text:connect')] },
           },
         },
