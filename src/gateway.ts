@@ -3,6 +3,7 @@ import { createAdminKeysRoutes } from './admin/admin-keys-route.ts';
 import { createAdminUsageRoutes } from './admin/admin-usage-route.ts';
 import { createAdminDeploymentsRoutes } from './admin/admin-deployments-route.ts';
 import { createGatewayRouter } from './routing/gateway-router.ts';
+import { startHealthChecks } from './routing/health-checks.ts';
 import type { CircuitBus } from './routing/circuit-bus.ts';
 import { createRateLimiter } from './limits/rate-limiter.ts';
 import type { KeyAdministration } from './auth/key-administration.ts';
@@ -61,8 +62,12 @@ export interface GatewayOptions {
   secrets?: readonly string[];
   /** The Responses API's stored responses (translated conversations, native response owners); without it nothing is stored. */
   responses?: { store: ResponseStore; retentionMs?: number };
-  /** How deployments' circuit changes reach the gateway's other processes; without it each process keeps its own. */
-  routing?: { circuitBus?: CircuitBus };
+  /**
+   * How deployments' circuit changes reach the gateway's other processes (without it each process keeps its own),
+   * and whether this runtime can run the config's background health checks (timers outliving requests: Node and
+   * Deno yes, Cloudflare Workers no; default no).
+   */
+  routing?: { circuitBus?: CircuitBus; backgroundHealthChecks?: boolean };
 }
 
 const defaultBodyLimitBytes = 4 * 1024 * 1024;
@@ -159,6 +164,13 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
         : options.config.server.responseRetentionDays * 24 * 60 * 60 * 1000),
   };
   const { metrics, now } = services;
+  if ([...modelGroups.values()].some((group) => group.healthCheck !== undefined)) {
+    if (options.routing?.backgroundHealthChecks === true) startHealthChecks(modelGroups, dependencies.router, services);
+    else
+      services.logger.warn('health checks are configured but this runtime runs no background timers; not started', {
+        groups: [...modelGroups.values()].filter((group) => group.healthCheck !== undefined).map((group) => group.name),
+      });
+  }
   const app = new Hono<GatewayEnvironment>();
 
   app.use('*', async (c, next) => {

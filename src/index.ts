@@ -6,6 +6,7 @@ export { createGateway, gatewayDirectRoutes, type GatewayOptions } from './gatew
 export { parseGatewayConfig } from './config/config-parse.ts';
 export { ConfigError } from './config/config-error.ts';
 export type { GatewayConfig, DeploymentConfig, ModelGroupConfig } from './config/config-schema.ts';
+export type { CircuitBus, SharedCircuitChange } from './routing/circuit-bus.ts';
 export { createMasterKeyAuthenticator } from './auth/master-key-authenticator.ts';
 export type { Authenticator, AuthContext } from './auth/authenticator.ts';
 export { GatewayError, isGatewayError, renderError } from './errors.ts';

@@ -59,6 +59,8 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
           administration: accounting.administration,
           responses: { store: accounting.responseStore },
         }),
+    // Deno keeps timers running between requests: the config's health checks can run.
+    routing: { backgroundHealthChecks: true },
     services: {
       upstreamFetch: createFetchUpstream(),
       isReady: () => accepting,

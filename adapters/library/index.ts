@@ -36,6 +36,12 @@ export interface LibraryGatewayOptions {
    * does); without either, no response is stored.
    */
   responses?: GatewayOptions['responses'];
+  /**
+   * Routing across processes and in the background: a `circuitBus` that carries circuit changes to your other
+   * processes, and `backgroundHealthChecks: true` to run the config's health checks (a runtime whose timers outlive
+   * requests: Node, Deno, Bun; not Cloudflare Workers).
+   */
+  routing?: GatewayOptions['routing'];
 }
 
 /**
@@ -91,6 +97,7 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
       ? {}
       : { accounting: accounting.accounting, administration: accounting.administration }),
     ...(responses === undefined ? {} : { responses }),
+    ...(options.routing === undefined ? {} : { routing: options.routing }),
   });
 }
 
@@ -101,6 +108,7 @@ export { ConfigError } from '../../src/config/config-error.ts';
 export { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 export { GatewayError, isGatewayError } from '../../src/errors.ts';
 export type { GatewayConfig, DeploymentConfig, ModelGroupConfig } from '../../src/config/config-schema.ts';
+export type { CircuitBus, SharedCircuitChange } from '../../src/routing/circuit-bus.ts';
 export type * from '../../src/canonical/index.ts';
 export type {
   GatewayServices,

@@ -86,7 +86,7 @@ export async function createNodeGateway(
     secrets: runtimeSecrets(environment, options.masterKey),
     ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
     ...(plane === undefined ? {} : { responses: { store: plane.responseStore } }),
-    ...(circuitBus === undefined ? {} : { routing: { circuitBus } }),
+    routing: { backgroundHealthChecks: true, ...(circuitBus === undefined ? {} : { circuitBus }) },
     services: {
       upstreamFetch: createUndiciUpstreamFetch(),
       metrics,

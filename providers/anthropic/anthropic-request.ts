@@ -174,6 +174,26 @@ export function buildAnthropicNativeRequest(
   };
 }
 
+/**
+ * The health check of an Anthropic deployment: `GET {baseURL}/models` (Anthropic's model list) with its credentials
+ * and API version; it costs no tokens.
+ *
+ * @example
+ * buildAnthropicHealthCheckRequest(target).url; // 'https://api.anthropic.com/v1/models'
+ */
+export function buildAnthropicHealthCheckRequest(target: UpstreamTarget): UpstreamRequest {
+  const options = readOptions(target.options);
+  return {
+    url: `${target.baseURL}/models`,
+    method: 'GET',
+    headers: {
+      'anthropic-version': options.anthropicVersion ?? defaultAnthropicVersion,
+      ...toHeaders(target, options, false),
+    },
+    body: undefined,
+  };
+}
+
 const anthropicNativePaths: Partial<Record<ClientDialectId, string>> = {
   'anthropic-messages': '/messages',
   'anthropic-count-tokens': '/messages/count_tokens',

@@ -2,6 +2,7 @@ import type { ProviderTranslator } from '../../src/canonical/index.ts';
 import { mapAnthropicError } from './anthropic-error.ts';
 import {
   buildAnthropicChatRequest,
+  buildAnthropicHealthCheckRequest,
   buildAnthropicNativeRequest,
   validateAnthropicOptions,
 } from './anthropic-request.ts';
@@ -24,6 +25,7 @@ export const anthropicTranslator: ProviderTranslator = {
   streamFraming: 'sse',
   nativeDialects: ['anthropic-messages', 'anthropic-count-tokens'],
   buildNativeRequest: buildAnthropicNativeRequest,
+  buildHealthCheckRequest: buildAnthropicHealthCheckRequest,
   chatFeatures: ['top-k', 'files', 'images', 'json-schema', 'tools', 'reasoning'],
   buildChatRequest: buildAnthropicChatRequest,
   parseChatResponse: parseAnthropicChatResponse,

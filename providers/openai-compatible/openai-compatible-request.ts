@@ -210,6 +210,18 @@ function endpoint(target: UpstreamTarget, path: string): string {
 }
 
 /**
+ * The health check of an OpenAI-compatible deployment: `GET {baseURL}/models` with its credentials (OpenAI, vLLM,
+ * Groq, Together, OpenRouter and Ollama's OpenAI API all serve it; it costs no tokens).
+ *
+ * @example
+ * buildOpenAICompatibleHealthCheckRequest(target).url; // 'https://api.openai.com/v1/models'
+ */
+export function buildOpenAICompatibleHealthCheckRequest(target: UpstreamTarget): UpstreamRequest {
+  const { 'content-type': _contentType, ...headers } = openAICompatibleHeaders(target);
+  return { url: endpoint(target, '/models'), method: 'GET', headers, body: undefined };
+}
+
+/**
  * Builds `POST {baseURL}/chat/completions` from a canonical chat request. Every canonical field maps to its OpenAI
  * wire name; absent fields are omitted so the upstream's defaults apply; `model` is the deployment's upstream model.
  * Streams always ask for `stream_options.include_usage`, whatever the client asked: usage is recorded from the

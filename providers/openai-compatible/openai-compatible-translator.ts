@@ -3,6 +3,7 @@ import { mapOpenAICompatibleError } from './openai-compatible-error.ts';
 import {
   buildOpenAICompatibleChatRequest,
   buildOpenAICompatibleEmbeddingsRequest,
+  buildOpenAICompatibleHealthCheckRequest,
   buildOpenAICompatibleNativeRequest,
   validateOpenAICompatibleOptions,
 } from './openai-compatible-request.ts';
@@ -28,6 +29,7 @@ export const openAICompatibleTranslator: ProviderTranslator = {
   streamFraming: 'sse',
   nativeDialects: ['openai-chat', 'openai-embeddings', 'openai-responses', 'openai-completions'],
   buildNativeRequest: buildOpenAICompatibleNativeRequest,
+  buildHealthCheckRequest: buildOpenAICompatibleHealthCheckRequest,
   chatFeatures: ['n', 'logprobs', 'top-k', 'files', 'images', 'json-schema', 'tools', 'reasoning'],
   buildChatRequest: buildOpenAICompatibleChatRequest,
   parseChatResponse: parseOpenAICompatibleChatResponse,

@@ -127,6 +127,11 @@ export interface ProviderTranslator {
    */
   validateOptions?(options: Record<string, unknown>): string[];
   /**
+   * A cheap request that says whether a deployment answers at all, for the optional background health checks
+   * (`healthCheck` in the config): a model list rather than a billed completion. Without it no check runs.
+   */
+  buildHealthCheckRequest?(target: UpstreamTarget): UpstreamRequest;
+  /**
    * Maps an upstream error response to a GatewayError, keeping the upstream's message. `body` is the parsed JSON
    * when the body was JSON, otherwise its text.
    */

@@ -31,6 +31,18 @@ export const cooldownConfigSchema = z.strictObject({
   probes: z.optional(z.int().check(z.positive(), z.lte(100))),
 });
 
+/**
+ * Optional background health checks of a group's deployments (off by default): a cheap request (the model list) every
+ * `intervalMs`; a failure counts against the deployment's circuit, a success closes a cooling one early. They run
+ * where the runtime has background timers (Node, Deno), not on Cloudflare Workers.
+ */
+export const healthCheckConfigSchema = z.strictObject({
+  /** Time between two checks of one deployment, ms. */
+  intervalMs: z.int().check(z.gte(100), z.lte(86_400_000)),
+  /** How long a check may take, ms (default 5000). */
+  timeoutMs: z.optional(z.int().check(z.positive(), z.lte(600_000))),
+});
+
 /** How a group picks among its healthy deployments. */
 export const routingStrategySchema = z.enum(['weighted', 'least-busy', 'latency', 'cost', 'priority']);
 
@@ -106,6 +118,8 @@ export const modelGroupConfigSchema = z.strictObject({
   retry: z.optional(retryConfigSchema),
   /** The deployments' circuit breaker, over `routing.cooldown`. */
   cooldown: z.optional(cooldownConfigSchema),
+  /** Background health checks of its deployments (default `routing.healthCheck`, else none). */
+  healthCheck: z.optional(healthCheckConfigSchema),
   /** Groups tried in order when this one is exhausted (default `routing.defaultFallbacks`). */
   fallbacks: z.optional(fallbackListSchema),
   /** Groups tried when a deployment says the prompt does not fit its context window. */
@@ -119,6 +133,7 @@ export const routingConfigSchema = z.strictObject({
   strategy: z.optional(routingStrategySchema),
   retry: z.optional(retryConfigSchema),
   cooldown: z.optional(cooldownConfigSchema),
+  healthCheck: z.optional(healthCheckConfigSchema),
   /** Fallbacks of every group that has none of its own (a group is never its own fallback). */
   defaultFallbacks: z.optional(fallbackListSchema),
 });

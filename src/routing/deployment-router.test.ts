@@ -136,4 +136,21 @@ describe('createDeploymentRouter', () => {
       router.finish(choice, { verdict: { kind: 'neutral' } });
     }
   });
+
+  it('health checks: a failure counts against the circuit, a success closes a cooling one at once', () => {
+    const { router, group, changes } = setup({
+      deployments: [deployment('a'), deployment('b')],
+      cooldown: { failures: 2, cooldownMs: 60_000 },
+    });
+    router.reportHealthCheck('group/0', false);
+    expect(router.statuses()[0]).toMatchObject({ state: 'closed', failures: 1 });
+    router.reportHealthCheck('group/0', false);
+    expect(router.statuses()[0]).toMatchObject({ state: 'open' });
+    router.reportHealthCheck('group/0', true);
+    expect(router.statuses()[0]).toMatchObject({ state: 'closed' });
+    expect(changes.map((change) => change.state)).toEqual(['open', 'closed']);
+    router.reportHealthCheck('group/1', true);
+    expect(changes).toHaveLength(2);
+    expect(router.choose(group, 'chat', new Set(['group/1']))?.runtime.deployment.id).toBe('group/0');
+  });
 });

@@ -89,6 +89,11 @@ export interface DeploymentRouter {
   serves(group: ResolvedModelGroup, operation: ProviderOperation): boolean;
   /** Milliseconds until the first of the group's open circuits (serving `operation`) lets a request through again. */
   cooledForMs(group: ResolvedModelGroup, operation: ProviderOperation): number;
+  /**
+   * Takes a background health check's result: a failure counts against the deployment like a failed attempt (and
+   * may open its circuit); a success closes a circuit that is open or probing.
+   */
+  reportHealthCheck(deploymentId: string, healthy: boolean): void;
   /** Applies another process's circuit change to this one's breaker. */
   applyChange(change: CircuitChange): void;
   /** The runtime of a deployment by id. */
@@ -205,6 +210,21 @@ export function createDeploymentRouter(
       for (const candidate of candidatesOf(group, operation))
         soonest = Math.min(soonest, Math.max(0, candidate.circuit.openUntil - at));
       return Number.isFinite(soonest) ? soonest : 0;
+    },
+
+    reportHealthCheck(deploymentId, healthy) {
+      const runtime = runtimes.get(deploymentId);
+      if (runtime === undefined) return;
+      const at = now();
+      if (healthy) {
+        if (runtime.circuit.openUntil === 0) return;
+        runtime.circuit.closeFromElsewhere();
+        options.onCircuitChange?.({ deploymentId, state: 'closed' });
+        return;
+      }
+      recordAttempt(runtime, { failed: true, code: 'health_check_failed', at });
+      if (runtime.circuit.release(at, 'normal', { kind: 'failure' }))
+        options.onCircuitChange?.({ deploymentId, state: 'open', forMs: runtime.circuit.openUntil - at });
     },
 
     applyChange(change) {

@@ -41,6 +41,14 @@ function resolveNativeDialects(
   return new Set(wanted as readonly ClientDialectId[]);
 }
 
+/** A group's health checks with their defaults, or undefined when it has none. */
+function resolveHealthCheck(
+  entry: GatewayConfig['modelGroups'][string]['healthCheck'],
+): ResolvedModelGroup['healthCheck'] {
+  if (entry === undefined) return undefined;
+  return { intervalMs: entry.intervalMs, timeoutMs: entry.timeoutMs ?? 5000 };
+}
+
 /** Every fallback list must name groups of the config, and a group's own list must not name the group itself. */
 function fallbackProblems(config: GatewayConfig): string[] {
   const problems: string[] = [];
@@ -143,6 +151,7 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
       strategy: group.strategy ?? routing?.strategy ?? 'weighted',
       retry: groupRetry,
       cooldown: resolveCooldownPolicy(routing?.cooldown, group.cooldown),
+      healthCheck: resolveHealthCheck(group.healthCheck ?? routing?.healthCheck),
       fallbacks: (group.fallbacks ?? routing?.defaultFallbacks ?? []).filter((fallback) => fallback !== name),
       contextWindowFallbacks: group.contextWindowFallbacks ?? [],
       contentPolicyFallbacks: group.contentPolicyFallbacks ?? [],

@@ -35,6 +35,8 @@ export interface ResolvedModelGroup {
   retry: RetryPolicy;
   /** The circuit breaker of each of its deployments. */
   cooldown: CooldownPolicy;
+  /** Background health checks of its deployments; undefined: none. */
+  healthCheck: { intervalMs: number; timeoutMs: number } | undefined;
   /** Groups tried in order once this one is exhausted. */
   fallbacks: readonly string[];
   /** Groups tried when a deployment says the prompt is too long for it. */

@@ -77,6 +77,17 @@ function routingConfig(upstream: HostileUpstream, mock: MockUpstream, refusedPor
         ],
       },
       'apis-failover': { strategy: 'priority', deployments: [refused, recorded] },
+      // A minute's cooldown that a background health check (the model list answers) ends early.
+      'health-checked': {
+        strategy: 'priority',
+        deployments: [
+          deployment(upstream, 'error:500:health'),
+          deployment(upstream, 'text:health', 'openai', { priority: 1 }),
+        ],
+        retry: { retries: 1 },
+        cooldown: { failures: 1, cooldownMs: 60_000 },
+        healthCheck: { intervalMs: 200, timeoutMs: 2000 },
+      },
       recovers: {
         deployments: [deployment(upstream, 'flaky:4')],
         retry: { retries: 0 },
@@ -311,6 +322,28 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
         await blackhole.stop();
         silent.close();
       }
+    },
+  );
+
+  it.runIf(!runtime.name.startsWith('Cloudflare'))(
+    'optional background health checks bring a cooled deployment back before its cooldown ends',
+    async () => {
+      const failed = await chat(gateway, 'health-checked');
+      await failed.text();
+      expect(failed.headers.get('x-torii-deployment')).toBe('health-checked/1');
+      let state = 'cooling_down';
+      // Polls the admin view until the check (every 200 ms) has closed the circuit; the cooldown alone lasts a minute.
+      for (let poll = 0; poll < 200 && state !== 'healthy'; poll++) {
+        const admin = await fetch(`${gateway.baseURL}/admin/deployments`, {
+          headers: { authorization: `Bearer ${chaosMasterKey}` },
+        });
+        const { data } = (await admin.json()) as { data: { id: string; state: string }[] };
+        state = data.find((entry) => entry.id === 'health-checked/0')?.state ?? 'missing';
+        if (state !== 'healthy') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(state).toBe('healthy');
+      // The checks asked for the model list (GET, no model), never a completion.
+      expect(upstream.requests.get('')).toBeGreaterThan(0);
     },
   );
 
