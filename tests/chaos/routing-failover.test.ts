@@ -307,11 +307,6 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
         await response.text();
         expect(response.status).toBe(200);
         expect(response.headers.get('x-torii-model-group')).toBe('healthy');
-        const admin = await fetch(`${blackhole.baseURL}/admin/deployments`, {
-          headers: { authorization: `Bearer ${chaosMasterKey}` },
-        });
-        const { data } = (await admin.json()) as { data: { id: string; failures: number }[] };
-        expect(data.find((entry) => entry.id === 'silent/0')?.failures).toBe(1);
         // Alone, its failure is the answer: the connect timeout it names is the deployment's, not the default 10 s.
         const alone = await chat(blackhole, 'silent-alone');
         const body = (await alone.json()) as { error: { code: string; message: string } };
