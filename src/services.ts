@@ -102,6 +102,8 @@ export interface AttemptObservation {
 export interface CircuitObservation {
   deployment: string;
   state: 'open' | 'closed';
+  /** `local`: this process saw it happen; `shared`: another process did and this one took it over. */
+  source: 'local' | 'shared';
 }
 
 /**

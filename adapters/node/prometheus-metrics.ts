@@ -188,7 +188,9 @@ export function createPrometheusMetrics(): PrometheusMetrics {
       if (observation.fallback) observed.fallbacks.inc();
     },
     circuitChanged(observation: CircuitObservation) {
-      circuitTransitions.series({ deployment: observation.deployment, state: observation.state }).inc();
+      // Transitions are counted where they happen (summed over processes they would count once per process).
+      if (observation.source === 'local')
+        circuitTransitions.series({ deployment: observation.deployment, state: observation.state }).inc();
       circuitOpen.set({ deployment: observation.deployment }, observation.state === 'open' ? 1 : 0);
     },
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- resolved against the shipped registry, as the gateway does
 import { builtinProviders } from '../../providers/index.ts';
 import { parseGatewayConfig } from '../config/config-parse.ts';
-import { noMetrics, type GatewayLogger } from '../services.ts';
+import { noMetrics, type CircuitObservation, type GatewayLogger } from '../services.ts';
 import type { CircuitBus, SharedCircuitChange } from './circuit-bus.ts';
 import { createGatewayRouter } from './gateway-router.ts';
 import { resolveModelGroups } from './resolve-model-groups.ts';
@@ -79,5 +79,29 @@ describe('createGatewayRouter', () => {
     bus.publish({ origin: 'elsewhere', deploymentId: 'g/0', state: 'open', openUntil: 4_000 });
     bus.publish({ origin: 'elsewhere', deploymentId: 'unknown/7', state: 'open', openUntil: 9_000 });
     expect(router.runtime('g/0')!.circuit.state(0)).toBe('closed');
+  });
+
+  it("tells the metrics about its own changes as local and the other processes' as shared", () => {
+    const groups = resolveModelGroups(
+      parseGatewayConfig({
+        modelGroups: {
+          g: {
+            deployments: [{ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'a' }],
+            cooldown: { failures: 1 },
+          },
+        },
+      }),
+      builtinProviders,
+    );
+    const bus = memoryBus();
+    const seen: CircuitObservation[] = [];
+    const metrics = { ...noMetrics, circuitChanged: (observation: CircuitObservation) => seen.push(observation) };
+    const one = createGatewayRouter(groups, { now: () => 0, metrics, logger: quiet }, bus);
+    createGatewayRouter(groups, { now: () => 0, metrics, logger: quiet }, bus);
+    one.finish(one.choose(groups.get('g')!, 'chat', new Set())!, { verdict: { kind: 'failure' } });
+    expect(seen).toEqual([
+      { deployment: 'g/0', state: 'open', source: 'local' },
+      { deployment: 'g/0', state: 'open', source: 'shared' },
+    ]);
   });
 });

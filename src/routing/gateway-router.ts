@@ -21,7 +21,7 @@ export function createGatewayRouter(
   // This process's name on the bus, so it can tell its own changes when the bus echoes them back.
   const origin = crypto.randomUUID();
   const onCircuitChange = (change: CircuitChange) => {
-    services.metrics.circuitChanged?.({ deployment: change.deploymentId, state: change.state });
+    services.metrics.circuitChanged?.({ deployment: change.deploymentId, state: change.state, source: 'local' });
     if (change.state === 'open') {
       services.logger.warn('deployment cooling down', {
         deployment: change.deploymentId,
@@ -41,11 +41,15 @@ export function createGatewayRouter(
   const router = createDeploymentRouter(modelGroups, { now: services.now, wallNow, onCircuitChange });
   circuitBus?.subscribe((change) => {
     if (change.origin === origin) return;
+    const { deploymentId } = change;
+    if (router.runtime(deploymentId) === undefined) return;
     if (change.state === 'closed') router.applyChange(change);
     else {
       const forMs = change.openUntil - wallNow();
-      if (forMs > 0) router.applyChange({ deploymentId: change.deploymentId, state: 'open', forMs });
+      if (forMs <= 0) return;
+      router.applyChange({ deploymentId, state: 'open', forMs });
     }
+    services.metrics.circuitChanged?.({ deployment: deploymentId, state: change.state, source: 'shared' });
   });
   return router;
 }
