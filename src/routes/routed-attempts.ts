@@ -106,11 +106,13 @@ export function noHealthyDeployment(group: string, cooledForMs: number): Gateway
 /** One request's walk over deployments and groups. */
 interface Walk {
   tried: Set<string>;
-  /** Failures per deployment in this request, and the last `retry-after` each asked for. */
-  repeats: Map<string, number>;
-  retryAfter: Map<string, number>;
-  /** Deployments found at their `rpm`/`tpm` capacity, and the latest refusal (its `retry-after`). */
-  full: Set<string>;
+  /**
+   * Failures per deployment in this request and the last `retry-after` each asked for; made on the first failure,
+   * so a request served at once allocates nothing more than `tried`.
+   */
+  failed: Map<string, { failures: number; retryAfterMs: number | undefined }> | undefined;
+  /** Deployments found at their `rpm`/`tpm` capacity (made on the first), and the latest refusal (its `retry-after`). */
+  full: Set<string> | undefined;
   capacityRefusal: RateLimitRefusal | undefined;
   lastError: unknown;
 }
@@ -135,18 +137,18 @@ export async function serveWithRetries(
 ): Promise<ModelReply> {
   const walk: Walk = {
     tried: new Set(),
-    repeats: new Map(),
-    retryAfter: new Map(),
-    full: new Set(),
+    failed: undefined,
+    full: undefined,
     capacityRefusal: undefined,
     lastError: undefined,
   };
-  const visited = new Set<string>();
+  // The groups walked; made when the walk leaves the requested group.
+  let visited: Set<string> | undefined;
   let queue: readonly string[] = [];
   let position = 0;
   let group: ResolvedModelGroup | undefined = plan.group;
   while (group !== undefined) {
-    visited.add(group.name);
+    if (group !== plan.group) (visited ??= new Set([plan.group.name])).add(group.name);
     const outcome = await walkGroup(dependencies, record, plan, group, walk, clientSignal, serve);
     if (outcome.kind === 'served') return outcome.reply;
     if (outcome.kind === 'stop' || plan.pinnedId !== undefined) break;
@@ -165,7 +167,8 @@ export async function serveWithRetries(
       const candidate = dependencies.modelGroups.get(queue[position++] as string);
       if (
         candidate !== undefined &&
-        !visited.has(candidate.name) &&
+        candidate !== plan.group &&
+        !visited?.has(candidate.name) &&
         dependencies.router.serves(candidate, plan.operation)
       )
         group = candidate;
@@ -211,7 +214,7 @@ async function walkGroup(
     if (reservation instanceof Promise) reservation = await reservation;
     if (reservation !== undefined && !reservation.allowed) {
       router.finish(choice, { verdict: { kind: 'neutral' } });
-      walk.full.add(deployment.id);
+      (walk.full ??= new Set()).add(deployment.id);
       walk.capacityRefusal = reservation;
       continue;
     }
@@ -236,8 +239,12 @@ async function walkGroup(
       walk.lastError = error;
       if (failure.fallback !== undefined) return { kind: 'typed', fallback: failure.fallback };
       if (!failure.retry) return { kind: 'stop' };
-      walk.repeats.set(deployment.id, (walk.repeats.get(deployment.id) ?? 0) + 1);
-      if (failure.retryAfterMs !== undefined) walk.retryAfter.set(deployment.id, failure.retryAfterMs);
+      const failed = (walk.failed ??= new Map());
+      const earlier = failed.get(deployment.id);
+      failed.set(deployment.id, {
+        failures: (earlier?.failures ?? 0) + 1,
+        retryAfterMs: failure.retryAfterMs ?? earlier?.retryAfterMs,
+      });
       if (attemptsInGroup > deployment.retry.retries) return { kind: 'exhausted' };
       continue;
     }
@@ -283,16 +290,14 @@ async function waitBeforeRepeat(
   now: () => number,
 ): Promise<boolean> {
   const deployment = choice.runtime.deployment;
-  const retryAfter = walk.retryAfter.get(deployment.id);
+  const failed = walk.failed?.get(deployment.id);
+  const retryAfter = failed?.retryAfterMs;
   if (retryAfter !== undefined && retryAfter > deployment.retry.maxRetryAfterMs) {
     router.finish(choice, { verdict: { kind: 'neutral' } });
     return false;
   }
   const startedAt = now();
-  await sleep(
-    retryDelayMs(deployment.retry, walk.repeats.get(deployment.id) ?? 1, retryAfter, Math.random),
-    clientSignal,
-  );
+  await sleep(retryDelayMs(deployment.retry, failed?.failures ?? 1, retryAfter, Math.random), clientSignal);
   // A backoff is time lost to the upstream's failure, not the gateway's own: it counts as upstream time.
   record.upstreamMs += now() - startedAt;
   if (!clientSignal.aborted) return true;
