@@ -24,21 +24,20 @@ function memoryBus(): CircuitBus & { sent: SharedCircuitChange[] } {
   };
 }
 
+/** Group `g` with one deployment, `g/0`, under the given breaker settings. */
+function oneDeploymentGroup(cooldown?: Record<string, number>) {
+  const group = {
+    deployments: [{ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'a' }],
+    ...(cooldown === undefined ? {} : { cooldown }),
+  };
+  return resolveModelGroups(parseGatewayConfig({ modelGroups: { g: group } }), builtinProviders);
+}
+
 const quiet: GatewayLogger = { info() {}, warn() {}, error() {} };
 
 describe('createGatewayRouter', () => {
   it("shares a circuit's opening (for the time left of it) and its closing with the other processes", () => {
-    const groups = resolveModelGroups(
-      parseGatewayConfig({
-        modelGroups: {
-          g: {
-            deployments: [{ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'a' }],
-            cooldown: { failures: 1, cooldownMs: 10_000 },
-          },
-        },
-      }),
-      builtinProviders,
-    );
+    const groups = oneDeploymentGroup({ failures: 1, cooldownMs: 10_000 });
     const group = groups.get('g')!;
     const bus = memoryBus();
     const clocks = { one: 0, two: 5_000, wall: 1_000_000 };
@@ -66,14 +65,7 @@ describe('createGatewayRouter', () => {
   });
 
   it('ignores an opening that is already over when it arrives', () => {
-    const groups = resolveModelGroups(
-      parseGatewayConfig({
-        modelGroups: {
-          g: { deployments: [{ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'a' }] },
-        },
-      }),
-      builtinProviders,
-    );
+    const groups = oneDeploymentGroup();
     const bus = memoryBus();
     const router = createGatewayRouter(groups, { now: () => 0, metrics: noMetrics, logger: quiet }, bus, () => 5_000);
     bus.publish({ origin: 'elsewhere', deploymentId: 'g/0', state: 'open', openUntil: 4_000 });
@@ -82,17 +74,7 @@ describe('createGatewayRouter', () => {
   });
 
   it("tells the metrics about its own changes as local and the other processes' as shared", () => {
-    const groups = resolveModelGroups(
-      parseGatewayConfig({
-        modelGroups: {
-          g: {
-            deployments: [{ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'a' }],
-            cooldown: { failures: 1 },
-          },
-        },
-      }),
-      builtinProviders,
-    );
+    const groups = oneDeploymentGroup({ failures: 1 });
     const bus = memoryBus();
     const seen: CircuitObservation[] = [];
     const metrics = { ...noMetrics, circuitChanged: (observation: CircuitObservation) => seen.push(observation) };
