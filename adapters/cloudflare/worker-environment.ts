@@ -1,5 +1,6 @@
 import { ConfigError } from '../../src/config/config-error.ts';
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
+import type { CircuitsNamespace } from './durable-object-circuit-store.ts';
 import type { KeyCountersNamespace } from './durable-object-limit-store.ts';
 import type { WorkersQueue } from './queue-usage-sink.ts';
 import type { WorkersKvNamespace } from './workers-kv-key-value-cache.ts';
@@ -21,6 +22,10 @@ export interface WorkerEnvironment {
   TORII_CACHE?: WorkersKvNamespace;
   /** The `ToriiKeyCounters` Durable Object namespace: rate limits and budget spend shared by every isolate. */
   TORII_KEY_COUNTERS?: KeyCountersNamespace;
+  /** The `ToriiCircuits` Durable Object namespace: circuit breakers shared by every isolate. */
+  TORII_CIRCUITS?: CircuitsNamespace;
+  /** How often an isolate that serves reads the shared circuit breakers, ms (default 1000). */
+  TORII_CIRCUIT_REFRESH_MS?: string;
   /** The Queue that carries usage events to the ledger (this Worker's `queue()` handler is its consumer). */
   TORII_USAGE_QUEUE?: WorkersQueue;
   /** `leased` (default with the Durable Object), `strict` or `local`. */

@@ -10,7 +10,11 @@ import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 import { secretsOfUrl } from '../../src/security/secret-redactor.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
 import { consoleLogger } from '../../src/services.ts';
+import { createPolledCircuitBus, type PolledCircuitBus } from '../../src/routing/polled-circuit-bus.ts';
+import { circuitRefreshVariable, readCircuitRefreshMs } from '../shared/circuit-refresh-setting.ts';
+import { createDurableObjectCircuitStore } from './durable-object-circuit-store.ts';
 import type { WorkerAccounting } from './worker-accounting.ts';
+import { keepAlive } from './worker-request-scope.ts';
 import {
   databaseConnectionString,
   readWorkerAccountingSettings,
@@ -22,6 +26,25 @@ export interface WorkerGateway {
   app: Hono<GatewayEnvironment>;
   /** Keys, limits, budgets and the ledger; undefined when no database is bound (master key only). */
   accounting: WorkerAccounting | undefined;
+  /** The circuit breakers shared through the `TORII_CIRCUITS` Durable Object; undefined when it is not bound. */
+  circuits: PolledCircuitBus | undefined;
+}
+
+/**
+ * The shared circuit breakers, when `TORII_CIRCUITS` is bound: changes are written in the background of the request
+ * that saw them, and each isolate reads the object at most every `TORII_CIRCUIT_REFRESH_MS` (the Worker calls
+ * `refreshIfDue` per request, since an isolate has no timers of its own between requests).
+ */
+function openWorkerCircuits(environment: WorkerEnvironment): PolledCircuitBus | undefined {
+  const namespace = environment.TORII_CIRCUITS;
+  if (namespace === undefined) return undefined;
+  const refresh = readCircuitRefreshMs(environment.TORII_CIRCUIT_REFRESH_MS);
+  if ('problem' in refresh) throw new ConfigError([`${circuitRefreshVariable}: ${refresh.problem}`]);
+  return createPolledCircuitBus(createDurableObjectCircuitStore(namespace), {
+    logger: consoleLogger,
+    refreshMs: refresh.ms,
+    keepAlive: (work) => void keepAlive(work),
+  });
 }
 
 function stringValues(environment: WorkerEnvironment): Record<string, string | undefined> {
@@ -60,6 +83,8 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   }
   const config = readConfig(environment);
   const settings = readWorkerAccountingSettings(environment);
+  const circuits = openWorkerCircuits(environment);
+  const routing = circuits === undefined ? {} : { routing: { circuitBus: circuits } };
   // Upstream calls use the platform fetch: undici cannot run on workerd.
   const services = { upstreamFetch: createFetchUpstream() };
   // Beyond the config's own secrets: the master key and the database's credentials never reach a client or a log.
@@ -72,8 +97,9 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
       authenticator: createMasterKeyAuthenticator(masterKey),
       services,
       secrets,
+      ...routing,
     });
-    return { app, accounting: undefined };
+    return { app, accounting: undefined, circuits };
   }
   const { openWorkerAccounting } = await import('./worker-accounting.ts');
   const accounting = openWorkerAccounting(environment, settings, masterKey, consoleLogger);
@@ -86,6 +112,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     responses: { store: accounting.responseStore },
     services,
     secrets,
+    ...routing,
   });
-  return { app, accounting };
+  return { app, accounting, circuits };
 }

@@ -3,8 +3,9 @@ import { GatewayError, renderError } from '../../src/errors.ts';
 import type { WorkersQueueBatch } from './queue-usage-consumer.ts';
 import type { WorkerEnvironment } from './worker-environment.ts';
 import { buildWorkerGateway, type WorkerGateway } from './worker-gateway.ts';
-import type { WorkerExecutionContext } from './worker-request-scope.ts';
+import { runInInvocation, type WorkerExecutionContext } from './worker-request-scope.ts';
 
+export { ToriiCircuits } from './circuits-durable-object.ts';
 export { ToriiKeyCounters } from './key-counters-durable-object.ts';
 export type { WorkerEnvironment } from './worker-environment.ts';
 export type { WorkerExecutionContext } from './worker-request-scope.ts';
@@ -38,16 +39,25 @@ function serve(
   environment: WorkerEnvironment,
   context: WorkerExecutionContext,
 ): Response | Promise<Response> {
-  const { accounting, app } = gateway;
-  if (accounting === undefined) return app.fetch(request, environment, context as never);
-  return accounting.handle(context, () => app.fetch(request, environment, context as never));
+  const { accounting, app, circuits } = gateway;
+  if (accounting !== undefined) {
+    return accounting.handle(context, () => {
+      circuits?.refreshIfDue();
+      return app.fetch(request, environment, context as never);
+    });
+  }
+  if (circuits === undefined) return app.fetch(request, environment, context as never);
+  return runInInvocation(context, () => {
+    circuits.refreshIfDue();
+    return app.fetch(request, environment, context as never);
+  });
 }
 
 /**
  * The Cloudflare Workers entry: the same gateway app, built once per isolate from the Worker's bindings
  * (worker-gateway.ts), and the consumer of the usage Queue. A config error answers 500 with the problems listed (it
  * is the operator's error, not the client's). `ToriiKeyCounters` is the Durable Object class of the shared limits and
- * budgets; wrangler.toml binds it.
+ * budgets, `ToriiCircuits` the one of the shared circuit breakers; wrangler.toml binds both.
  */
 export default {
   fetch(

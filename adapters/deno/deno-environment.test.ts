@@ -15,6 +15,7 @@ describe('readDenoServerSettings', () => {
       upstash: undefined,
       keyCacheTtlMs: defaultDenoKeyCacheTtlMs,
       rateLimitMode: undefined,
+      circuitRefreshMs: 1000,
     });
     expect(defaultDenoKeyCacheTtlMs).toBe(5_000);
   });
@@ -33,6 +34,7 @@ describe('readDenoServerSettings', () => {
         UPSTASH_REDIS_REST_TOKEN: 'token',
         TORII_KEY_CACHE_TTL_MS: '2000',
         TORII_RATE_LIMIT_MODE: 'strict',
+        TORII_CIRCUIT_REFRESH_MS: '250',
       }),
     ).toEqual({
       port: 9000,
@@ -46,6 +48,7 @@ describe('readDenoServerSettings', () => {
       upstash: { url: 'https://example.upstash.io', token: 'token' },
       keyCacheTtlMs: 2000,
       rateLimitMode: 'strict',
+      circuitRefreshMs: 250,
     });
   });
 
@@ -60,6 +63,8 @@ describe('readDenoServerSettings', () => {
     expect(() => readDenoServerSettings({ PORT: '-1' })).toThrow(/PORT/);
     expect(() => readDenoServerSettings({ TORII_RATE_LIMIT_MODE: 'exact' })).toThrow(/TORII_RATE_LIMIT_MODE/);
     expect(() => readDenoServerSettings({ TORII_DATABASE: 'mysql' })).toThrow(/TORII_DATABASE/);
+    expect(() => readDenoServerSettings({ TORII_CIRCUIT_REFRESH_MS: '50' })).toThrow(/TORII_CIRCUIT_REFRESH_MS/);
+    expect(() => readDenoServerSettings({ TORII_CIRCUIT_REFRESH_MS: '1s' })).toThrow(/TORII_CIRCUIT_REFRESH_MS/);
   });
 
   it('opens the embedded SQLite by default; TORII_DATABASE chooses pglite or off', () => {

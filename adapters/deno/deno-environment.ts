@@ -1,6 +1,7 @@
 import type { RateLimitMode } from '../../src/limits/rate-limiter.ts';
 import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-setting.ts';
 import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
+import { circuitRefreshVariable, readCircuitRefreshMs } from '../shared/circuit-refresh-setting.ts';
 import { StartupError } from '../shared/startup-error.ts';
 
 /** Settings of the Deno server, read from its environment. */
@@ -24,6 +25,8 @@ export interface DenoServerSettings {
   /** How long an instance trusts its in-memory copy of a key, ms: how soon key changes reach other instances. */
   keyCacheTtlMs: number;
   rateLimitMode: RateLimitMode | undefined;
+  /** How often the shared circuit breakers are read from Upstash, ms (`TORII_CIRCUIT_REFRESH_MS`, 1000). */
+  circuitRefreshMs: number;
 }
 
 /** The default {@link DenoServerSettings.keyCacheTtlMs}: no invalidation bus reaches other Deno instances. */
@@ -47,7 +50,8 @@ function positiveOrUndefined(value: string | undefined, name: string): number | 
 /**
  * Reads PORT (8787), HOST (0.0.0.0), TORII_SHUTDOWN_GRACE_MS (25000), DATABASE_URL, TORII_DATABASE_POOL_MAX (4),
  * TORII_MIGRATIONS_DIR, TORII_DATA_DIR (`.torii`),
- * UPSTASH_REDIS_REST_URL with UPSTASH_REDIS_REST_TOKEN, TORII_KEY_CACHE_TTL_MS (5000) and TORII_RATE_LIMIT_MODE.
+ * UPSTASH_REDIS_REST_URL with UPSTASH_REDIS_REST_TOKEN, TORII_KEY_CACHE_TTL_MS (5000), TORII_RATE_LIMIT_MODE and
+ * TORII_CIRCUIT_REFRESH_MS (1000).
  * A malformed value throws a StartupError naming the variable.
  */
 export function readDenoServerSettings(environment: Record<string, string | undefined>): DenoServerSettings {
@@ -64,6 +68,8 @@ export function readDenoServerSettings(environment: Record<string, string | unde
     defaultDenoKeyCacheTtlMs,
   );
   if (keyCacheTtlMs < 1) throw new StartupError('TORII_KEY_CACHE_TTL_MS', 'must be at least 1');
+  const circuitRefresh = readCircuitRefreshMs(environment[circuitRefreshVariable]);
+  if ('problem' in circuitRefresh) throw new StartupError(circuitRefreshVariable, circuitRefresh.problem);
   const port = nonNegativeInteger(environment.PORT, 'PORT', 8787);
   if (port > 65_535) throw new StartupError('PORT', `must be an integer from 0 to 65535, got "${environment.PORT}"`);
   return {
@@ -79,5 +85,6 @@ export function readDenoServerSettings(environment: Record<string, string | unde
       upstashUrl === undefined || upstashToken === undefined ? undefined : { url: upstashUrl, token: upstashToken },
     keyCacheTtlMs,
     rateLimitMode: readRateLimitMode(environment),
+    circuitRefreshMs: circuitRefresh.ms,
   };
 }

@@ -11,7 +11,10 @@ import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { StartupError } from '../shared/startup-error.ts';
 import { openDenoAccounting } from './deno-accounting.ts';
-import { readDenoServerSettings } from './deno-environment.ts';
+import { readDenoServerSettings, type DenoServerSettings } from './deno-environment.ts';
+import { createPolledCircuitBus, type PolledCircuitBus } from '../../src/routing/polled-circuit-bus.ts';
+import { createUpstashCircuitStore } from '../shared/upstash-circuit-store.ts';
+import { createUpstashRedisClient } from '../shared/upstash-redis-client.ts';
 
 /** How the Deno server starts; every field defaults from the environment. */
 export interface DenoServerOptions {
@@ -24,12 +27,27 @@ export interface DenoServerOptions {
 const usageFlushTimeoutMs = 5_000;
 
 /**
+ * With Upstash, circuit changes are shared with every other instance through a hash there, read every
+ * `circuitRefreshMs` on a timer that keeps no process alive (Upstash's REST API has no push).
+ */
+function openDenoCircuitBus(settings: DenoServerSettings): { bus: PolledCircuitBus; stop(): void } | undefined {
+  if (settings.upstash === undefined) return undefined;
+  const store = createUpstashCircuitStore({ redis: createUpstashRedisClient(settings.upstash) });
+  const bus = createPolledCircuitBus(store, { logger: consoleLogger, refreshMs: settings.circuitRefreshMs });
+  // Four looks per interval, so a read is never more than a quarter interval late.
+  const timer = setInterval(() => bus.refreshIfDue(), Math.max(25, settings.circuitRefreshMs / 4));
+  Deno.unrefTimer(timer);
+  bus.refreshIfDue();
+  return { bus, stop: () => clearInterval(timer) };
+}
+
+/**
  * Serves the gateway with `Deno.serve` (upstream calls through Deno's fetch, which pools connections; gpt-tokenizer
  * counts `count_tokens` to OpenAI models, loaded on first use). Config comes from `TORII_CONFIG` or the embedded
  * defaults. Keys, limits, budgets, the usage ledger and the Responses API's stored responses work as in a Node single
  * process (see deno-accounting.ts): Postgres (`DATABASE_URL`) or PGlite on local disk, and Upstash Redis over REST
- * (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance. Without a database no response is
- * stored.
+ * (`UPSTASH_REDIS_REST_URL`, `UPSTASH_REDIS_REST_TOKEN`) shared by every instance, circuit breakers included (within
+ * `TORII_CIRCUIT_REFRESH_MS`, 1 s). Without a database no response is stored.
  *
  * SIGTERM and SIGINT: stop accepting (`/health/ready` answers 503), let in-flight requests finish (up to
  * `TORII_SHUTDOWN_GRACE_MS`), push pending budget spend, flush the usage queue (5 s, then the rest is spilled to
@@ -46,6 +64,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
   const masterKey = resolveMasterKey(environment);
   const opened = await openDenoAccounting(settings, masterKey.key, consoleLogger);
   const accounting = opened?.accounting;
+  const circuits = openDenoCircuitBus(settings);
   let accepting = true;
   const app = createGateway({
     config,
@@ -60,7 +79,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
           responses: { store: accounting.responseStore },
         }),
     // Deno keeps timers running between requests: the config's health checks can run.
-    routing: { backgroundHealthChecks: true },
+    routing: { backgroundHealthChecks: true, ...(circuits === undefined ? {} : { circuitBus: circuits.bus }) },
     services: {
       upstreamFetch: createFetchUpstream(),
       isReady: () => accepting,
@@ -100,6 +119,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
   const stop = async (): Promise<void> => {
     if (!accepting) return;
     accepting = false;
+    circuits?.stop();
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const finished = await Promise.race([
       server.shutdown().then(() => true),

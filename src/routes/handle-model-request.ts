@@ -25,7 +25,7 @@ import { readJsonObject } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveModelGroup } from './resolve-route.ts';
-import { serveWithRetries } from './routed-attempts.ts';
+import { groupReachingDeployment, serveWithRetries } from './routed-attempts.ts';
 import { readerAfterFirstChunk } from './stream-first-chunk.ts';
 import { pickHeaders } from './forwarded-headers.ts';
 import { createDeferredEnd, createStreamPump, type DeferredEnd, type TransformBodyOptions } from './transform-body.ts';
@@ -80,16 +80,22 @@ export async function runModelRequest<Request, Canonical, Answer>(
   const group = resolveModelGroup(dependencies, auth, summary.model, operation.id, record);
   const admitted = admitRequest(dependencies, auth, record, summary.maxOutputTokens);
   if (admitted !== undefined) await admitted;
-  const conversationDeployment = group.deployments.some((candidate) => candidate.id === choice?.deploymentId)
-    ? choice?.deploymentId
-    : undefined;
+  // A conversation the upstream keeps lives on its deployment (in a fallback group if one served it); one the gateway
+  // keeps may move, and prefers its deployment when the requested group has it.
+  const conversationId = choice?.deploymentId;
+  const translated = choice?.translate === true;
+  const pinnedGroup =
+    conversationId === undefined || translated
+      ? undefined
+      : groupReachingDeployment(dependencies.modelGroups, group, conversationId);
+  const preferred =
+    translated && group.deployments.some((candidate) => candidate.id === conversationId) ? conversationId : undefined;
   const forwardedHeaders = pickHeaders(source.headers, dialect.forwardedHeaders);
   const plan = {
-    group,
+    group: pinnedGroup ?? group,
     operation: operation.id,
-    // A conversation the upstream keeps lives on its deployment; one the gateway keeps may move.
-    pinnedId: choice?.translate === true ? undefined : conversationDeployment,
-    preferredId: choice?.translate === true ? conversationDeployment : undefined,
+    pinnedId: pinnedGroup === undefined ? undefined : conversationId,
+    preferredId: preferred,
     maxOutputTokens: summary.maxOutputTokens,
   };
   return serveWithRetries(dependencies, record, plan, source.signal, (deployment) => {

@@ -103,6 +103,26 @@ export function noHealthyDeployment(group: string, cooledForMs: number): Gateway
   });
 }
 
+/**
+ * The group through which `group` reaches deployment `deploymentId`: the group itself, or the first of its fallback
+ * groups (plain, context-window, content-policy) that has it, since the operator allowed those for every key that may
+ * call the group. A conversation an upstream keeps was served there and continues there. Undefined when none has it.
+ */
+export function groupReachingDeployment(
+  modelGroups: ReadonlyMap<string, ResolvedModelGroup>,
+  group: ResolvedModelGroup,
+  deploymentId: string,
+): ResolvedModelGroup | undefined {
+  const has = (candidate: ResolvedModelGroup) =>
+    candidate.deployments.some((deployment) => deployment.id === deploymentId);
+  if (has(group)) return group;
+  for (const name of [...group.fallbacks, ...group.contextWindowFallbacks, ...group.contentPolicyFallbacks]) {
+    const candidate = modelGroups.get(name);
+    if (candidate !== undefined && has(candidate)) return candidate;
+  }
+  return undefined;
+}
+
 /** One request's walk over deployments and groups. */
 interface Walk {
   tried: Set<string>;

@@ -2,7 +2,7 @@
  * Test-only Worker (tests/conformance/key-counters.wrangler.jsonc): runs the production Durable Object stores inside
  * workerd and answers their calls over HTTP, so tests in Node can drive the real code on the real runtime.
  *
- * `POST /limit-store` and `POST /spend-counters` take `{ "prefix", "method", "arguments" }` and answer
+ * `POST /limit-store`, `POST /spend-counters` and `POST /circuit-store` take `{ "prefix", "method", "arguments" }` and answer
  * `{ "result" }` (or 500 with `{ "error" }`). The stores are made once per isolate and object-name prefix and then
  * reused by every request, as the gateway keeps its stores for the isolate's life: a store that kept a stub across
  * requests would break here the way it would in production.
@@ -14,12 +14,19 @@ import {
   type KeyCountersNamespace,
 } from '../../adapters/cloudflare/durable-object-limit-store.ts';
 import { createDurableObjectSpendCounters } from '../../adapters/cloudflare/durable-object-spend-counters.ts';
+import {
+  createDurableObjectCircuitStore,
+  type CircuitsNamespace,
+} from '../../adapters/cloudflare/durable-object-circuit-store.ts';
+import type { CircuitStore } from '../../src/routing/polled-circuit-bus.ts';
 
+export { ToriiCircuits } from '../../adapters/cloudflare/circuits-durable-object.ts';
 export { ToriiKeyCounters } from '../../adapters/cloudflare/key-counters-durable-object.ts';
 
 /** The test Worker's bindings. */
 interface TestWorkerEnvironment {
   TORII_KEY_COUNTERS: KeyCountersNamespace;
+  TORII_CIRCUITS: CircuitsNamespace;
 }
 
 /** One forwarded call. */
@@ -31,12 +38,22 @@ interface ForwardedCall {
 
 const limitStores = new Map<string, LimitStore>();
 const spendCounters = new Map<string, BudgetSpendCounters>();
+const circuitStores = new Map<string, CircuitStore>();
 
 const limitStoreMethods = new Set(['lease', 'release', 'add']);
 const spendCounterMethods = new Set(['add', 'read', 'raiseTo']);
+const circuitStoreMethods = new Set(['record', 'openCircuits']);
 
 function storeFor(path: string, prefix: string, environment: TestWorkerEnvironment): Record<string, unknown> {
   const options = { objectNamePrefix: prefix };
+  if (path === '/circuit-store') {
+    let store = circuitStores.get(prefix);
+    if (store === undefined) {
+      store = createDurableObjectCircuitStore(environment.TORII_CIRCUITS, options);
+      circuitStores.set(prefix, store);
+    }
+    return store as unknown as Record<string, unknown>;
+  }
   if (path === '/limit-store') {
     let store = limitStores.get(prefix);
     if (store === undefined) {
@@ -57,7 +74,13 @@ export default {
   async fetch(request: Request, environment: TestWorkerEnvironment): Promise<Response> {
     const { pathname } = new URL(request.url);
     const methods =
-      pathname === '/limit-store' ? limitStoreMethods : pathname === '/spend-counters' ? spendCounterMethods : null;
+      pathname === '/limit-store'
+        ? limitStoreMethods
+        : pathname === '/spend-counters'
+          ? spendCounterMethods
+          : pathname === '/circuit-store'
+            ? circuitStoreMethods
+            : null;
     if (request.method !== 'POST' || methods === null) return new Response('Not found', { status: 404 });
     const call = (await request.json()) as ForwardedCall;
     if (!methods.has(call.method)) return Response.json({ error: `No method ${call.method}` }, { status: 400 });

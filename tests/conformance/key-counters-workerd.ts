@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import { createTestHarness } from 'wrangler';
 import type { BudgetSpendCounters, SpendCounterId } from '../../src/limits/budget-spend-counters.ts';
 import type { LimitLease, LimitStore } from '../../src/limits/limit-store.ts';
+import type { CircuitStore, OpenCircuit } from '../../src/routing/polled-circuit-bus.ts';
 
 /** The class the test Worker exports and binds as `TORII_KEY_COUNTERS`. */
 const className = 'ToriiKeyCounters';
@@ -21,6 +22,8 @@ export interface KeyCountersWorkerd {
   limitStore(prefix: string): LimitStore;
   /** A client of the spend counters whose objects are named `<prefix>key:<keyId>`, over its own connections. */
   spendCounters(prefix: string): BudgetSpendCounters;
+  /** A client of the circuit store whose object is named `<prefix>circuits`, over its own connections. */
+  circuitStore(prefix: string): CircuitStore;
   /** Evicts a running object (as the platform does when it is idle or moved), keeping its durable storage. */
   evict(objectName: string): Promise<void>;
   /** Runs SQL in an object's storage, to look at what it persisted. */
@@ -35,7 +38,7 @@ export async function startKeyCountersWorkerd(): Promise<KeyCountersWorkerd> {
   const { url } = await harness.listen();
   const pools: Pool[] = [];
 
-  const caller = (path: '/limit-store' | '/spend-counters', prefix: string) => {
+  const caller = (path: '/limit-store' | '/spend-counters' | '/circuit-store', prefix: string) => {
     const pool = new Pool(url.origin, { connections: 8 });
     pools.push(pool);
     return async (method: string, ...parameters: unknown[]): Promise<unknown> => {
@@ -70,6 +73,13 @@ export async function startKeyCountersWorkerd(): Promise<KeyCountersWorkerd> {
         read: async (counter) => (await call('read', counter)) as number,
         raiseTo: async (counter, ledgerUsd) => (await call('raiseTo', counter, ledgerUsd)) as number,
         forget() {},
+      };
+    },
+    circuitStore(prefix) {
+      const call = caller('/circuit-store', prefix);
+      return {
+        record: async (change) => (await call('record', change)) as OpenCircuit[],
+        openCircuits: async () => (await call('openCircuits')) as OpenCircuit[],
       };
     },
     evict: (objectName) => worker.evictDurableObject(className, { name: objectName }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,69 @@ export const workerdRuntime: GatewayRuntime = {
     );
   },
 };
+
+/**
+ * Two (or more) Worker instances on workerd, each its own `wrangler dev` with its own isolate, sharing one
+ * `ToriiCircuits` Durable Object: the first defines it, the others bind it by the first's script name through
+ * wrangler's dev registry, as every isolate of a deployed Worker shares its namespace. Names are unique per call, so
+ * suites running at once never bind each other's objects.
+ */
+export async function startWorkerdPeers(
+  config: Record<string, unknown>,
+  environment: Record<string, string>,
+  count = 2,
+): Promise<RunningGateway[]> {
+  const directory = mkdtempSync(join(tmpdir(), 'torii-e2e-workerd-peers-'));
+  const environmentFile = join(directory, '.env');
+  const lines = Object.entries({ ...environment, TORII_CONFIG: JSON.stringify(config) }).map(
+    ([name, value]) => `${name}='${value}'`,
+  );
+  writeFileSync(environmentFile, `${lines.join('\n')}\n`);
+  const main = join(process.cwd(), 'adapters/cloudflare/worker.ts');
+  const owner = `torii-peer-${randomUUID().slice(0, 8)}`;
+  const peers: RunningGateway[] = [];
+  try {
+    for (let index = 0; index < count; index++) {
+      const name = index === 0 ? owner : `${owner}-${index}`;
+      const configPath = join(directory, `${name}.toml`);
+      writeFileSync(
+        configPath,
+        [
+          `name = "${name}"`,
+          `main = ${JSON.stringify(main)}`,
+          'compatibility_date = "2026-10-01"',
+          'compatibility_flags = ["nodejs_compat"]',
+          '[[durable_objects.bindings]]',
+          'name = "TORII_CIRCUITS"',
+          'class_name = "ToriiCircuits"',
+          ...(index === 0 ? [] : [`script_name = "${owner}"`]),
+          '[[migrations]]',
+          'tag = "v1"',
+          'new_sqlite_classes = ["ToriiCircuits", "ToriiKeyCounters"]',
+          '',
+        ].join('\n'),
+      );
+      const port = await freePort();
+      const inspectorPort = await freePort();
+      const persistDirectory = join(directory, `state-${index}`);
+      peers.push(
+        await spawnGateway(
+          'node_modules/.bin/wrangler',
+          [
+            ...wranglerDevArguments({ port, inspectorPort, environmentFile, persistDirectory, configPath }),
+            '--log-level',
+            'warn',
+          ],
+          { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' }, port, readyTimeoutMs: 120_000 },
+        ),
+      );
+    }
+  } catch (error) {
+    await Promise.all(peers.map((peer) => peer.stop()));
+    throw error;
+  }
+  return peers;
+}
 
 /** The Deno entry (Deno.serve) running the TypeScript sources directly on the real Deno runtime. */
 export const denoRuntime: GatewayRuntime = {

@@ -121,4 +121,55 @@ describe('the Responses conversation kept by the gateway (in process, PGlite)', 
     const tooLong = await post(gateway, { model: 'compat', input: 'And?', previous_response_id: 'r'.repeat(10_000) });
     expect(tooLong).toMatchObject({ status: 404, body: { error: { code: 'response_not_found' } } });
   });
+
+  it('continues a native conversation a fallback group served on that deployment, though the requested group is well again', async () => {
+    const nativeAnswer = readFileSync(
+      new URL('../mock-upstream/__fixtures__/responses-text.json', import.meta.url),
+      'utf8',
+    );
+    const calls: { url: string; body: Record<string, unknown> }[] = [];
+    let primaryDown = true;
+    const upstreamFetch: UpstreamFetch = async (url, init) => {
+      calls.push({ url, body: JSON.parse(String(init.body)) as Record<string, unknown> });
+      const failing = primaryDown && url.startsWith('https://primary.test/');
+      const text = failing ? '{"error":{"message":"overloaded","type":"server_error"}}' : nativeAnswer;
+      const response: UpstreamResponse = {
+        status: failing ? 503 : 200,
+        ok: !failing,
+        headers: new Headers({ 'content-type': 'application/json' }),
+        contentType: 'application/json',
+        body: new Response(text).body,
+        text: async () => text,
+      };
+      return response;
+    };
+    const deployment = (host: string) => ({
+      provider: 'openai',
+      model: 'gpt-5',
+      baseURL: `https://${host}/v1`,
+      apiKey: 'sk-up',
+    });
+    const gateway = createGateway({
+      config: parseGatewayConfig({
+        modelGroups: {
+          primary: { deployments: [deployment('primary.test')], retry: { retries: 0 }, fallbacks: ['secondary'] },
+          secondary: { deployments: [deployment('secondary.test')] },
+        },
+      }),
+      providers: builtinProviders,
+      authenticator: createMasterKeyAuthenticator(masterKey),
+      services: { upstreamFetch, logger: { info() {}, warn() {}, error() {} } },
+      responses: { store },
+    });
+    const first = await post(gateway, { model: 'primary', input: 'Hi there' });
+    expect(first.status).toBe(200);
+    expect(calls.map((call) => new URL(call.url).host)).toEqual(['primary.test', 'secondary.test']);
+    expect(await store.get(String(first.body.id))).toMatchObject({ native: true, deploymentId: 'secondary/0' });
+    // The primary group is healthy again, but only the secondary's provider account knows the conversation.
+    primaryDown = false;
+    const second = await post(gateway, { model: 'primary', input: 'And?', previous_response_id: first.body.id });
+    expect(second.status).toBe(200);
+    expect(new URL(calls.at(-1)!.url).host).toBe('secondary.test');
+    expect(calls.at(-1)?.body).toMatchObject({ previous_response_id: first.body.id });
+  });
 });
