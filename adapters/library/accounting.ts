@@ -13,6 +13,7 @@ export {
 export { createUpstashRedisClient, type UpstashConnectionOptions } from '../shared/upstash-redis-client.ts';
 export { createUpstashKeyValueCache, type UpstashKeyValueCacheOptions } from '../shared/upstash-key-value-cache.ts';
 export { createUpstashLimitStore, type UpstashLimitStoreOptions } from '../shared/upstash-limit-store.ts';
+export { createUpstashCircuitStore } from '../shared/upstash-circuit-store.ts';
 export { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 export { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
 export { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';

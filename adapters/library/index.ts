@@ -38,7 +38,8 @@ export interface LibraryGatewayOptions {
   responses?: GatewayOptions['responses'];
   /**
    * Routing across processes and in the background: a `circuitBus` that carries circuit changes to your other
-   * processes, and `backgroundHealthChecks: true` to run the config's health checks (a runtime whose timers outlive
+   * processes (for example `createPolledCircuitBus(createUpstashCircuitStore({ redis }), { logger })`, whose
+   * `refreshIfDue()` you call per request or on a timer), and `backgroundHealthChecks: true` to run the config's health checks (a runtime whose timers outlive
    * requests: Node, Deno, Bun; not Cloudflare Workers).
    */
   routing?: GatewayOptions['routing'];
@@ -109,6 +110,14 @@ export { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenti
 export { GatewayError, isGatewayError } from '../../src/errors.ts';
 export type { GatewayConfig, DeploymentConfig, ModelGroupConfig } from '../../src/config/config-schema.ts';
 export type { CircuitBus, SharedCircuitChange } from '../../src/routing/circuit-bus.ts';
+export {
+  createPolledCircuitBus,
+  defaultCircuitRefreshMs,
+  type CircuitStore,
+  type OpenCircuit,
+  type PolledCircuitBus,
+  type PolledCircuitBusOptions,
+} from '../../src/routing/polled-circuit-bus.ts';
 export type * from '../../src/canonical/index.ts';
 export type {
   GatewayServices,
