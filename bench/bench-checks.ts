@@ -38,6 +38,8 @@ export const acceptanceThresholds = {
   streamTtfbDeltaMs: 0.1,
   /** Every shape's peak RSS (the highest of its rows) at most this multiple of the floor's. */
   rssRatio: 1.5,
+  /** lean's max rps (chat) with ten deployments (latency strategy) at least this share of its rps with one. */
+  routingThroughputRatio: 0.95,
 } as const;
 
 const verdict = (passed: boolean): 'pass' | 'fail' => (passed ? 'pass' : 'fail');
@@ -122,7 +124,9 @@ function differenceCheck(
  * 7. embedded first 200 within 1 s of exec;
  * 8. per shape: max rps >= 0.5x the floor's (chat-stream);
  * 9. per shape: time to first byte p50 at concurrency 1 within 0.1 ms of the floor's (chat-stream);
- * 10. per shape: peak RSS (the highest of its rows, production-master's included in production's) <= 1.5x the floor's.
+ * 10. per shape: peak RSS (the highest of its rows, production-master's included in production's) <= 1.5x the floor's;
+ * 11. routing costs nothing measurable on a healthy group: lean's max rps (chat) with a group of ten deployments under
+ *     the latency strategy (`lean-ten`) within 5% of its max rps with one deployment, round by round.
  */
 export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[] {
   const t = acceptanceThresholds;
@@ -215,6 +219,14 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
     );
   }
   for (const shape of ['production', 'lean'] as const) checks.push(rssCheck(shape));
+  checks.push(
+    ratioCheck(
+      `routing: ten deployments (latency strategy) within ${Math.round((1 - t.routingThroughputRatio) * 100)}% of one (lean chat max rps)`,
+      row('lean-ten', 'max'),
+      row('lean', 'max'),
+      t.routingThroughputRatio,
+    ),
+  );
   return checks;
 }
 

@@ -4,7 +4,7 @@ import { parseFirstByteOutput } from './bench-first-byte.ts';
 import { runHey } from './bench-hey.ts';
 import { sampleLoadSide } from './bench-load-side.ts';
 import { networkWindow, type NetworkWindow } from './bench-network.ts';
-import type { Phase } from './bench-plan.ts';
+import { scenarioOf, type Phase } from './bench-plan.ts';
 import {
   logTail,
   processTree,
@@ -68,8 +68,9 @@ export async function measureRun(
 ): Promise<MeasuredRun> {
   const pids = processTree(target.managed.pid);
   resetPeakRss(pids);
-  const url = `http://127.0.0.1:${target.port}${scenarios[phase.scenario].path}`;
-  const bodyFile = context.bodyFiles.get(phase.scenario)!;
+  const scenario = scenarioOf(target.name, phase.scenario);
+  const url = `http://127.0.0.1:${target.port}${scenarios[scenario].path}`;
+  const bodyFile = context.bodyFiles.get(scenario)!;
   const logPath = join(context.temporaryDirectory, `load-${++runNumber}.log`);
   const countNetwork = target.name === 'production' && phase.kind === 'rate' && context.services !== undefined;
   const before = countNetwork ? await context.services!.readCounters() : undefined;

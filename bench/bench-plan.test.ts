@@ -6,6 +6,7 @@ import {
   processOf,
   readSettings,
   roundOrder,
+  scenarioOf,
   warmUpPlan,
 } from './bench-plan.ts';
 
@@ -34,13 +35,16 @@ describe('measurementPlan', () => {
       'chat hey c20 1000 rps 10s',
       'chat info c10 2s',
       'chat info c100 2s',
-      'chat info c32 2s',
-      'chat-ten info c32 2s',
       'messages info c32 2s',
       'responses info c32 2s',
     ]);
     const [max, rate, c1] = plan;
-    expect(max!.targets).toEqual(['floor', 'embedded', 'production', 'lean']);
+    // lean-ten (chat-ten on the lean process) runs right next to lean, in both orders; only at chat's max.
+    expect(max!.targets).toEqual(['floor', 'embedded', 'production', 'lean', 'lean-ten']);
+    expect(roundOrder(max!, 1).slice(0, 2)).toEqual(['lean-ten', 'lean']);
+    expect(plan.filter((phase) => phase.targets.includes('lean-ten'))).toEqual([max]);
+    expect(scenarioOf('lean-ten', 'chat')).toBe('chat-ten');
+    expect(scenarioOf('lean', 'chat')).toBe('chat');
     expect(max!.once).toEqual(['mock']);
     expect(rate!.rounds).toBe(3);
     expect(rate!.seconds).toBeGreaterThanOrEqual(10);

@@ -22,10 +22,12 @@ export const shapeNames: readonly ShapeName[] = ['embedded', 'production', 'lean
 
 /**
  * Who serves a measurement: the mock upstream hit directly (load-side evidence), the bare pass-through proxy
- * (`floor`), a shape, or `production-master`: the production process driven with the master key instead of the
- * virtual key (only where the key's own cost is compared, at concurrency 1).
+ * (`floor`), a shape, `production-master`: the production process driven with the master key instead of the
+ * virtual key (only where the key's own cost is compared, at concurrency 1), or `lean-ten`: the lean process driven
+ * with `chat-ten` (a group of ten deployments under the latency strategy) where its `chat` (one deployment) is
+ * measured, so routing's cost is compared round by round.
  */
-export type TargetName = 'mock' | 'floor' | ShapeName | 'production-master';
+export type TargetName = 'mock' | 'floor' | ShapeName | 'production-master' | 'lean-ten';
 
 /** Every target, in report order. */
 export const targetNames: readonly TargetName[] = [
@@ -35,11 +37,17 @@ export const targetNames: readonly TargetName[] = [
   'production',
   'production-master',
   'lean',
+  'lean-ten',
 ];
 
-/** The process a target runs in (`production-master` is the production process). */
-export function processOf(target: TargetName): Exclude<TargetName, 'production-master'> {
-  return target === 'production-master' ? 'production' : target;
+/** The process a target runs in (`production-master` is the production process, `lean-ten` the lean one). */
+export function processOf(target: TargetName): Exclude<TargetName, 'production-master' | 'lean-ten'> {
+  return target === 'production-master' ? 'production' : target === 'lean-ten' ? 'lean' : target;
+}
+
+/** The scenario a target is driven with in a phase of `scenario`: `lean-ten` sends `chat-ten` where others send `chat`. */
+export function scenarioOf(target: TargetName, scenario: ScenarioName): ScenarioName {
+  return target === 'lean-ten' && scenario === 'chat' ? 'chat-ten' : scenario;
 }
 
 /**
@@ -149,9 +157,10 @@ export function readSettings(environment: Record<string, string | undefined>): B
 /**
  * The phases of a run, in order: per scenario (`chat`, then `chat-stream`) max throughput, the fixed rate and
  * concurrency 1 (and for `chat-stream` time to first byte), each in interleaved rounds against the floor and every
- * shape (`production-master` only at concurrency 1, next to `production`); then the hey cross-check (chat at the fixed
- * rate: floor, production, lean); then the informational rows on `lean` and the floor (chat at 10, 100 and 32
- * connections, `chat-ten` at 32, `messages`, `responses`). `shapes` are the shapes that started.
+ * shape (`production-master` only at concurrency 1, next to `production`; `lean-ten` only at chat's max throughput,
+ * next to `lean`); then the hey cross-check (chat at the fixed rate: floor, production, lean); then the informational
+ * rows on `lean` and the floor (chat at 10 and 100 connections, `messages`, `responses`). `shapes` are the shapes
+ * that started.
  */
 export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeName[] = shapeNames): Phase[] {
   const compared: TargetName[] = ['floor', ...shapeNames.filter((shape) => shapes.includes(shape))];
@@ -167,7 +176,8 @@ export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeN
         connections: settings.maxConnections,
         seconds: settings.maxSeconds,
         rounds: settings.rounds,
-        targets: compared,
+        // Routing's cost on a healthy group: lean with ten deployments (latency strategy) beside lean with one.
+        targets: scenario === 'chat' && compared.includes('lean') ? [...compared, 'lean-ten'] : compared,
         once: ['mock'],
       },
       {
@@ -216,9 +226,6 @@ export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeN
     for (const [scenario, connections] of [
       ['chat', 10],
       ['chat', 100],
-      // Routing's cost on a healthy group: one deployment against ten under the latency strategy, side by side.
-      ['chat', settings.maxConnections],
-      ['chat-ten', settings.maxConnections],
       ['messages', settings.maxConnections],
       ['responses', settings.maxConnections],
     ] as const) {
@@ -257,6 +264,9 @@ export function warmUpPlan(
     );
     if (target === 'production') {
       warmUps.push({ target: 'production-master', scenario: 'chat', seconds: settings.shortWarmUpSeconds });
+    }
+    if (target === 'lean') {
+      warmUps.push({ target: 'lean-ten', scenario: 'chat-ten', seconds: settings.shortWarmUpSeconds });
     }
   }
   return warmUps;

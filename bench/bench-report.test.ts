@@ -57,6 +57,7 @@ function passingRun(): BenchRow[] {
     row('embedded', 'max', { rps: 6_000 }),
     row('production', 'max', { rps: 6_500 }),
     row('lean', 'max', { rps: 8_000 }),
+    row('lean-ten', 'max', { rps: 7_700, cold_start_s: null }),
     row('floor', 'rate', { p50_ms: 0.5, p99_ms: 3 }),
     row('embedded', 'rate', { p50_ms: 0.7, p99_ms: 4.5 }),
     row('production', 'rate', { p50_ms: 0.7, p99_ms: 3.8 }),
@@ -93,8 +94,8 @@ const is =
 describe('evaluateAcceptance', () => {
   it('passes every check on a good run, one line per check of the issue', () => {
     const checks = evaluateAcceptance(passingRun());
-    expect(checks.map((check) => check.status)).toEqual(Array(15).fill('pass'));
-    expect(formatAcceptance(checks)).toContain('PASS: 15/15 acceptance checks passed');
+    expect(checks.map((check) => check.status)).toEqual(Array(16).fill('pass'));
+    expect(formatAcceptance(checks)).toContain('PASS: 16/16 acceptance checks passed');
     expect(checks.map((check) => check.name)).toEqual([
       'production max rps >= 0.6x floor (chat)',
       'production p99 at the fixed rate within 1 ms of floor (chat)',
@@ -111,6 +112,7 @@ describe('evaluateAcceptance', () => {
       'chat-stream: lean time to first byte at c=1 within 0.1 ms of floor (p50)',
       'production peak RSS <= 1.5x floor',
       'lean peak RSS <= 1.5x floor',
+      'routing: ten deployments (latency strategy) within 5% of one (lean chat max rps)',
     ]);
     expect(checks[0]!.detail).toBe('6500 vs 10000 rps = 65.0%; median of the per-round ratios 65.0%');
     expect(checks[2]!.detail).toContain('0.420 vs 0.390 ms = +0.030 ms');
@@ -129,6 +131,8 @@ describe('evaluateAcceptance', () => {
     expect(failing(change(is('lean', 'max', 'chat-stream'), { rps: 4_400 }))).toEqual(['9:fail']);
     expect(failing(change(is('production', 'first-byte', 'chat-stream'), { p50_ms: 0.65 }))).toEqual(['11:fail']);
     expect(failing(change(is('production-master', 'c1'), { peak_rss_mb: 160 }))).toEqual(['13:fail']);
+    expect(failing(change(is('lean-ten', 'max'), { peak_rss_mb: 160 }))).toEqual(['14:fail']);
+    expect(failing(change(is('lean-ten', 'max'), { rps: 7_590 }))).toEqual(['15:fail']);
   });
 
   it('judges on the per-round pairs, not on row medians from different rounds', () => {
@@ -177,7 +181,7 @@ describe('evaluateAcceptance', () => {
   it('reports missing rows as missing, which is not a pass', () => {
     const checks = evaluateAcceptance(passingRun().filter((candidate) => !candidate.target.startsWith('production')));
     expect(checks.filter((check) => check.status === 'missing')).toHaveLength(8);
-    expect(formatAcceptance(checks)).toContain('FAIL: 7/15');
+    expect(formatAcceptance(checks)).toContain('FAIL: 8/16');
   });
 });
 
@@ -230,7 +234,14 @@ describe('summarizeScenario and the tables', () => {
     const chat = summarizeScenario(reportRows, 'chat', [
       { scenario: 'chat', redisCommandsPer1000: 5.5, postgresTransactionsPer1000: 2.1 },
     ]);
-    expect(chat.map((line) => line.target)).toEqual(['floor', 'embedded', 'production', 'lean', 'production-master']);
+    expect(chat.map((line) => line.target)).toEqual([
+      'floor',
+      'embedded',
+      'production',
+      'lean',
+      'production-master',
+      'lean-ten',
+    ]);
     const production = chat.find((line) => line.target === 'production')!;
     expect(production).toMatchObject({ maxRps: 6_500, redisPer1000: 5.5, postgresPer1000: 2.1 });
     expect(production.maxRpsRatio).toBeCloseTo(0.65, 9);

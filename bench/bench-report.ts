@@ -229,7 +229,7 @@ export interface TargetSummary {
 }
 
 /** The targets of a scenario's summary table, in order (the mock is reported separately). */
-export const summaryTargets: readonly TargetName[] = ['floor', ...shapeNames, 'production-master'];
+export const summaryTargets: readonly TargetName[] = ['floor', ...shapeNames, 'production-master', 'lean-ten'];
 
 /**
  * Summarizes a scenario: one line per target that has rows in it (floor, the shapes, production-master), from the
@@ -304,7 +304,9 @@ export function peakRssByShape(rows: readonly BenchRow[]): { target: 'floor' | S
     peakRssMb:
       target === 'production'
         ? maxOf(peakRss(rows, 'production'), peakRss(rows, 'production-master'))
-        : peakRss(rows, target),
+        : target === 'lean'
+          ? maxOf(peakRss(rows, 'lean'), peakRss(rows, 'lean-ten'))
+          : peakRss(rows, target),
   }));
 }
 

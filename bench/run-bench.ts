@@ -160,6 +160,7 @@ async function main(): Promise<number> {
         });
         log(`  ${shape}: ${describeShape(shape)}`);
         live.set(shape, target);
+        if (shape === 'lean') live.set('lean-ten', { ...target, name: 'lean-ten', coldStart: null });
         if (shape === 'production') {
           // The virtual key goes through POST /admin/keys; production is driven with it, production-master with the
           // master key (the same process).
@@ -181,7 +182,7 @@ async function main(): Promise<number> {
   // as another job's cleanup on a shared machine, shows as SIGTERM's graceful exit code 0).
   let stopping = false;
   for (const [name, target] of live) {
-    if (name === 'production-master') continue;
+    if (name === 'production-master' || name === 'lean-ten') continue;
     void target.managed.exited.then(({ code, signal }) => {
       if (stopping) return;
       const message = `${name} exited on its own at ${elapsedSeconds().toFixed(1)} s (code ${code}, signal ${signal})`;
