@@ -7,9 +7,15 @@ import { Agent, request } from 'node:http';
  * byte of the response body, and to its end. Run as a process pinned to the load CPU by the bench
  * (`bench-measure.ts`), it prints one `FIRST_BYTE_RESULT {json}` line.
  *
- * Environment: `BENCH_URL` (the full URL), `BENCH_BODY_FILE`, `BENCH_AUTHORIZATION` (optional), `BENCH_REQUESTS`
- * (measured, default 2,000), `BENCH_WARM_UP_REQUESTS` (sent first, not measured, default 200), `BENCH_MAX_SECONDS`
- * (the measured requests stop after this long even if fewer were sent, default: no limit).
+ * Paired with a base (`BENCH_BASE_URL`, the floor): every step sends one request to the target and one to the base,
+ * each over its own keep-alive connection, in alternating order, and the result adds the base's times and the
+ * per-step differences (target minus base). The two requests of a step run a millisecond apart, so the machine's
+ * speed, which drifts by more than the gateway's cost within seconds, is the same for both.
+ *
+ * Environment: `BENCH_URL` (the full URL), `BENCH_BODY_FILE`, `BENCH_AUTHORIZATION` (optional), `BENCH_BASE_URL` and
+ * `BENCH_BASE_AUTHORIZATION` (optional), `BENCH_REQUESTS` (measured steps, default 2,000), `BENCH_WARM_UP_REQUESTS`
+ * (sent first, not measured, default 200), `BENCH_MAX_SECONDS` (the measured steps stop after this long even if fewer
+ * were sent, default: no limit).
  */
 
 /** What one run measured: latencies in milliseconds. */
@@ -19,6 +25,11 @@ export interface FirstByteResult {
   seconds: number;
   firstByteMs: { p50: number; p99: number; mean: number };
   totalMs: { p50: number; p99: number; mean: number };
+  /** Paired runs only: the base's times to the first byte, and the per-step differences (target minus base). */
+  paired?: {
+    baseFirstByteMs: { p50: number; p99: number; mean: number };
+    firstByteDifferenceMs: { p50: number; p99: number; mean: number };
+  };
 }
 
 /** The `q` quantile (0-1) of `values` by the nearest-rank method; 0 for an empty list. */
@@ -85,8 +96,12 @@ function timedRequest(
   });
 }
 
+/** One request that failed (a socket error), timed as nothing. */
+const failed = { status: 0, firstByteMs: 0, totalMs: 0 };
+
 /**
- * Sends `warmUp` then `requests` sequential requests over one keep-alive connection and measures the measured ones.
+ * Sends `warmUp` then `requests` sequential requests over one keep-alive connection and measures the measured ones;
+ * with `baseUrl`, each step also sends one to the base (see the file's comment) and the result has `paired`.
  *
  * @example
  * const result = await measureFirstByte({ url: 'http://127.0.0.1:4100/v1/chat/completions', body, requests: 2_000 });
@@ -95,15 +110,29 @@ export async function measureFirstByte(options: {
   url: string;
   body: Buffer;
   authorization?: string;
+  /** The base measured beside the target, step by step (the floor). */
+  baseUrl?: string;
+  baseAuthorization?: string;
   requests: number;
   warmUp?: number;
   /** Stop measuring after this many seconds even if fewer than `requests` were sent. */
   maxSeconds?: number;
 }): Promise<FirstByteResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const baseAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(options.url);
+  const baseUrl = options.baseUrl === undefined ? undefined : new URL(options.baseUrl);
+  const send = (to: 'target' | 'base') =>
+    timedRequest(
+      to === 'target' ? agent : baseAgent,
+      to === 'target' ? url : baseUrl!,
+      options.body,
+      (to === 'target' ? options.authorization : options.baseAuthorization) ?? '',
+    ).catch(() => failed);
   const firstByte: number[] = [];
   const total: number[] = [];
+  const baseFirstByte: number[] = [];
+  const differences: number[] = [];
   let errors = 0;
   const warmUp = options.warmUp ?? 200;
   let startedAt = performance.now();
@@ -115,24 +144,36 @@ export async function measureFirstByte(options: {
       performance.now() - startedAt > options.maxSeconds * 1_000
     )
       break;
-    try {
-      const timing = await timedRequest(agent, url, options.body, options.authorization ?? '');
-      if (index < warmUp) continue;
-      if (timing.status !== 200) errors++;
-      firstByte.push(timing.firstByteMs);
-      total.push(timing.totalMs);
-    } catch {
-      if (index >= warmUp) errors++;
+    // The target first on even steps, the base first on odd ones: neither always follows the other.
+    const targetFirst = index % 2 === 0;
+    const first = baseUrl === undefined || targetFirst ? await send('target') : await send('base');
+    const second = baseUrl === undefined ? undefined : targetFirst ? await send('base') : await send('target');
+    const timing = baseUrl === undefined || targetFirst ? first : second!;
+    const base = baseUrl === undefined ? undefined : targetFirst ? second! : first;
+    if (index < warmUp) continue;
+    if (timing.status !== 200 || (base !== undefined && base.status !== 200)) {
+      errors++;
+      continue;
+    }
+    firstByte.push(timing.firstByteMs);
+    total.push(timing.totalMs);
+    if (base !== undefined) {
+      baseFirstByte.push(base.firstByteMs);
+      differences.push(timing.firstByteMs - base.firstByteMs);
     }
   }
   const seconds = (performance.now() - startedAt) / 1_000;
   agent.destroy();
+  baseAgent.destroy();
   return {
     requests: firstByte.length,
     errors,
     seconds,
     firstByteMs: summarize(firstByte),
     totalMs: summarize(total),
+    ...(baseUrl === undefined
+      ? {}
+      : { paired: { baseFirstByteMs: summarize(baseFirstByte), firstByteDifferenceMs: summarize(differences) } }),
   };
 }
 
@@ -147,6 +188,9 @@ if (import.meta.main) {
     url,
     body: readFileSync(bodyFile),
     authorization: process.env.BENCH_AUTHORIZATION ?? '',
+    ...(process.env.BENCH_BASE_URL
+      ? { baseUrl: process.env.BENCH_BASE_URL, baseAuthorization: process.env.BENCH_BASE_AUTHORIZATION ?? '' }
+      : {}),
     requests: Number(process.env.BENCH_REQUESTS ?? 2_000),
     warmUp: Number(process.env.BENCH_WARM_UP_REQUESTS ?? 200),
     ...(process.env.BENCH_MAX_SECONDS ? { maxSeconds: Number(process.env.BENCH_MAX_SECONDS) } : {}),

@@ -39,6 +39,8 @@ export interface MeasureContext {
   firstByteScript: string;
   /** The services whose counters are read around production's fixed-rate runs. */
   services: BenchServices | undefined;
+  /** The floor, measured step by step beside every other target's first-byte runs. */
+  floor: LiveTarget | undefined;
 }
 
 /** A run's result, plus the network window (production at the fixed rate) and what the log line says. */
@@ -81,6 +83,7 @@ export async function measureRun(
   let errorDetail = '';
   if (phase.kind === 'first-byte') {
     const warmUp = 200;
+    const base = target.name === 'floor' || context.floor?.managed.hasExited() !== false ? undefined : context.floor;
     const client = spawnPinned({
       name: 'first-byte',
       cpu: context.loadCpu,
@@ -92,6 +95,12 @@ export async function measureRun(
         BENCH_REQUESTS: String(phase.requests ?? 2_000),
         BENCH_WARM_UP_REQUESTS: String(warmUp),
         BENCH_MAX_SECONDS: String(phase.seconds),
+        ...(base === undefined
+          ? {}
+          : {
+              BENCH_BASE_URL: `http://127.0.0.1:${base.port}${scenarios[scenario].path}`,
+              BENCH_BASE_AUTHORIZATION: base.authorization,
+            }),
       },
       logPath,
     });
@@ -115,6 +124,7 @@ export async function measureRun(
       p50_ms: measured.firstByteMs.p50,
       p99_ms: measured.firstByteMs.p99,
       errors: measured.errors,
+      ...(measured.paired === undefined ? {} : { floor_difference_p50_ms: measured.paired.firstByteDifferenceMs.p50 }),
     };
   } else if (phase.kind === 'hey') {
     const measured = await runHey({

@@ -170,6 +170,32 @@ describe('evaluateAcceptance', () => {
     expect(check.detail).toBe('4000 vs 10000 rps = 40.0%; median of the per-round ratios 65.0%');
   });
 
+  it('judges time to first byte on the step-by-step pairs with the floor when the runs have them', () => {
+    // The row medians say +0.5 ms (the floor's runs were on a fast minute); the pairs measured beside the floor in
+    // each run say +0.04, +0.06, +0.3: median +0.06, over the 0.1 ms allowed only when the pairs say so.
+    const stepwise = (differences: number[]) =>
+      change(is('lean', 'first-byte', 'chat-stream'), {
+        p50_ms: 1,
+        rounds: differences.map((difference, index) => ({
+          round: index + 1,
+          rps: 500,
+          p50_ms: 1,
+          p99_ms: 2,
+          cpu_ms_per_request: 0.1,
+          floor_difference_p50_ms: difference,
+        })),
+      });
+    const passing = evaluateAcceptance(stepwise([0.04, 0.06, 0.3]))[12]!;
+    expect(passing.status).toBe('pass');
+    expect(passing.detail).toContain('step-by-step differences (each request beside one to the floor) +0.060 ms');
+    expect(evaluateAcceptance(stepwise([0.2, 0.12, 0.01]))[12]!.status).toBe('fail');
+    const summary = summarizeScenario(
+      stepwise([0.04, 0.06, 0.3]).map((candidate) => ({ row: candidate })),
+      'chat-stream',
+    );
+    expect(summary.find((line) => line.target === 'lean')!.ttfbMinusFloorMs).toBeCloseTo(0.06, 9);
+  });
+
   it('fails a check whose rows have errors, and notes a missed rate', () => {
     const withErrors = evaluateAcceptance(change(is('production', 'c1'), { errors: 3 }))[2]!;
     expect(withErrors.status).toBe('fail');

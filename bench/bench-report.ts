@@ -17,6 +17,11 @@ export interface RoundResult {
   p99_ms: number;
   /** The target process tree's CPU time (user + system) over the run, per completed request; null if not read. */
   cpu_ms_per_request: number | null;
+  /**
+   * First-byte runs of a shape: the median of the per-step differences to the floor, measured step by step in the
+   * same run (`bench-first-byte.ts`, paired); absent elsewhere.
+   */
+  floor_difference_p50_ms?: number;
 }
 
 /**
@@ -131,6 +136,7 @@ export function mergeRounds(
       p50_ms: run.p50_ms,
       p99_ms: run.p99_ms,
       cpu_ms_per_request: run.cpu_ms_per_request,
+      ...(run.floor_difference_p50_ms === undefined ? {} : { floor_difference_p50_ms: run.floor_difference_p50_ms }),
     })),
   };
   return { row, ...(middle.load === undefined ? {} : { load: middle.load }) };
@@ -176,6 +182,24 @@ export function pairedMedian(
     else if (pick(other) > 0) values.push(pick(round) / pick(other));
   }
   return values.length === 0 ? undefined : median(values);
+}
+
+/**
+ * A first-byte row's added time to the first byte over the floor: the median over its rounds of the per-step
+ * differences measured beside the floor in each run, when every round has one; otherwise the median of the per-round
+ * differences to the floor's own row ({@link pairedMedian}). `stepwise` says which.
+ */
+export function firstByteOverFloor(
+  row: BenchRow | undefined,
+  floor: BenchRow | undefined,
+): { ms: number; stepwise: boolean } | undefined {
+  if (row === undefined) return undefined;
+  const stepwise = row.rounds.map((round) => round.floor_difference_p50_ms);
+  if (stepwise.length > 0 && stepwise.every((value) => value !== undefined)) {
+    return { ms: median(stepwise as number[]), stepwise: true };
+  }
+  const paired = pairedMedian(row, floor, (round) => round.p50_ms, 'difference');
+  return paired === undefined ? undefined : { ms: paired, stepwise: false };
 }
 
 /** A fixed-rate row whose target delivered under 95% of the rate: it was saturated, not paced. */
@@ -282,7 +306,7 @@ export function summarizeScenario(
           : null,
       ttfbP50Ms: ttfb?.p50_ms ?? null,
       ttfbP99Ms: ttfb?.p99_ms ?? null,
-      ttfbMinusFloorMs: paired(ttfb, floor('first-byte'), (round) => round.p50_ms, 'difference'),
+      ttfbMinusFloorMs: isFloor ? null : (firstByteOverFloor(ttfb, floor('first-byte'))?.ms ?? null),
       cpuMsPerRequestAtRate: rate?.cpu_ms_per_request ?? null,
       cpuMsPerRequestAtMax: max?.cpu_ms_per_request ?? null,
       peakRssMb: rss,

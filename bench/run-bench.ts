@@ -233,6 +233,7 @@ async function main(): Promise<number> {
     loadCpu,
     firstByteScript,
     services,
+    floor: live.get('floor'),
   };
   const reportRows: ReportRow[] = [];
   const networkWindows: NetworkWindow[] = [];
