@@ -233,6 +233,16 @@ describe.each(gatewayRuntimes)('routing around failing deployments on $name', (r
       .withResponse();
     expect(message.type).toBe('message');
     expect(messageResponse.headers.get('x-torii-model-group')).toBe('backup');
+    // A streamed Messages request: the overloaded Anthropic deployment fails before its first byte, so the fallback's
+    // stream (translated to Anthropic events) is the client's whole stream.
+    const messageStream = anthropic.messages.stream({
+      model: 'primary',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const final = await messageStream.finalMessage();
+    expect(final.content[0]).toMatchObject({ type: 'text' });
+    expect(final.stop_reason).toBe('end_turn');
     const streamed = await streamChat(client, 'primary');
     expect(streamed.error).toBeUndefined();
   });
