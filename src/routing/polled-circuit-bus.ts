@@ -49,6 +49,9 @@ export const defaultCircuitRefreshMs = 1_000;
 /** A read under way this long is given up on (its answer still applies if it comes), so one hung call stops nothing. */
 const abandonReadAfterMs = 10_000;
 
+/** While the store keeps failing, its failure is logged again at most this often. */
+const repeatFailureLogMs = 60_000;
+
 /** The origin of a closing learnt from a circuit's absence in the store (no process is named there). */
 const storeOrigin = 'circuit-store';
 
@@ -73,6 +76,8 @@ export function createPolledCircuitBus(store: CircuitStore, options: PolledCircu
   const known = new Map<string, number>();
   let lastReadAt = Number.NEGATIVE_INFINITY;
   let readingSince: number | undefined;
+  // When the store's current run of failures was last logged; undefined while it answers.
+  let failureLoggedAt: number | undefined;
 
   const emit = (change: SharedCircuitChange) => {
     for (const listener of listeners) listener(change);
@@ -96,8 +101,19 @@ export function createPolledCircuitBus(store: CircuitStore, options: PolledCircu
   };
 
   const run = (work: Promise<readonly OpenCircuit[]>, what: string) => {
-    const settled = work.then(apply, (error: unknown) =>
-      options.logger.warn(`the shared circuit store could not be ${what}`, { error: String(error) }),
+    const settled = work.then(
+      (open) => {
+        if (failureLoggedAt !== undefined) options.logger.info('the shared circuit store answers again');
+        failureLoggedAt = undefined;
+        apply(open);
+      },
+      (error: unknown) => {
+        // A store that is down fails every refresh: logged when it starts, then once a minute, not every second.
+        const at = now();
+        if (failureLoggedAt !== undefined && at - failureLoggedAt < repeatFailureLogMs) return;
+        failureLoggedAt = at;
+        options.logger.warn(`the shared circuit store could not be ${what}`, { error: String(error) });
+      },
     );
     options.keepAlive?.(settled);
     return settled;
