@@ -3,3 +3,5 @@ export * from './sse-decoder.ts';
 export * from './sse-encoder.ts';
 export * from './parse-json.ts';
 export * from './decode-json-events.ts';
+export * from './aws-event-stream-decoder.ts';
+export * from './aws-event-stream-events.ts';

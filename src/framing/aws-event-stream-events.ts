@@ -1,0 +1,105 @@
+import { GatewayError, upstreamError, type GatewayErrorType } from '../errors.ts';
+import type { AwsEventStreamMessage } from './aws-event-stream-decoder.ts';
+import { defaultJsonLimits, findJsonLimitViolation, type JsonLimits } from './json-limits.ts';
+import { parseJson } from './parse-json.ts';
+import type { DecodedStreamEvent } from './server-sent-event.ts';
+
+/**
+ * The exceptions Bedrock's streams (ConverseStream, InvokeModelWithResponseStream) send as messages, with the HTTP
+ * status its API reference gives each: what routing and the client see as the upstream's status.
+ */
+const exceptionStatuses: Readonly<Record<string, number>> = {
+  validationException: 400,
+  accessDeniedException: 403,
+  resourceNotFoundException: 404,
+  modelTimeoutException: 408,
+  modelStreamErrorException: 424,
+  throttlingException: 429,
+  internalServerException: 500,
+  serviceUnavailableException: 503,
+};
+
+/** The client-facing status and type of an upstream status (the stream failed; a 4xx that is the caller's is passed on). */
+function clientFacing(upstreamStatus: number): { status: number; type: GatewayErrorType } {
+  if (upstreamStatus === 400) return { status: 400, type: 'invalid_request_error' };
+  if (upstreamStatus === 429) return { status: 429, type: 'rate_limit_error' };
+  if (upstreamStatus === 408) return { status: 504, type: 'timeout_error' };
+  return { status: 502, type: 'upstream_error' };
+}
+
+const utf8 = new TextDecoder();
+
+function headerText(message: AwsEventStreamMessage, name: string): string | undefined {
+  const value = message.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The `message` of an exception's JSON payload, when it has one (bounded: the payload is the upstream's). */
+function exceptionMessage(payload: Uint8Array): string | undefined {
+  const parsed = parseJson(utf8.decode(payload.subarray(0, 64 * 1024)));
+  if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) return undefined;
+  const record = parsed.value as Record<string, unknown>;
+  const message = record.message ?? record.Message;
+  return typeof message === 'string' ? message.slice(0, 2_000) : undefined;
+}
+
+/**
+ * Reads one AWS event-stream message as the {@link DecodedStreamEvent} providers consume (the `:event-type` header and
+ * the JSON payload), the same shape an SSE stream's events have, so a provider never sees bytes or framing. An
+ * `exception` message (`:exception-type`, such as `throttlingException`) or an `error` message (`:error-code`,
+ * `:error-message`) throws a GatewayError carrying the upstream status AWS documents for it (429 and 400 reach the
+ * client as themselves, the rest as 502; `retryable` for 408, 424, 429, 500 and 503), so routing retries a stream that
+ * failed before its first byte, and a stream already under way ends with the client dialect's error event. A payload
+ * that is not JSON, or past the JSON limits, is a broken stream.
+ *
+ * @example
+ * for (const message of decoder.push(chunk)) events.push(decodeAwsStreamEvent(message, 'bedrock'));
+ */
+export function decodeAwsStreamEvent(
+  message: AwsEventStreamMessage,
+  provider: string,
+  limits: JsonLimits = defaultJsonLimits,
+): DecodedStreamEvent {
+  const messageType = headerText(message, ':message-type') ?? 'event';
+  if (messageType === 'exception') {
+    const exceptionType = headerText(message, ':exception-type') ?? 'unknownException';
+    const upstreamStatus = exceptionStatuses[exceptionType] ?? 500;
+    const detail = exceptionMessage(message.payload);
+    return throwUpstream(provider, upstreamStatus, exceptionType, detail);
+  }
+  if (messageType === 'error') {
+    const code = headerText(message, ':error-code') ?? 'unknownError';
+    return throwUpstream(provider, 500, code, headerText(message, ':error-message')?.slice(0, 2_000));
+  }
+  if (messageType !== 'event') {
+    throw upstreamError(
+      'upstream_invalid_stream',
+      provider,
+      `Upstream ${provider} sent an event-stream message of type ${messageType.slice(0, 100)}.`,
+    );
+  }
+  const text = utf8.decode(message.payload);
+  const violation = text.length > 2 * limits.maxDepth ? findJsonLimitViolation(text, limits) : undefined;
+  const parsed = violation === undefined ? parseJson(text) : undefined;
+  if (parsed === undefined || !parsed.ok) {
+    throw upstreamError(
+      'upstream_invalid_stream',
+      provider,
+      `Upstream ${provider} sent a stream event that ${violation === undefined ? 'is not JSON' : 'is past the JSON limits'}.`,
+    );
+  }
+  return { type: headerText(message, ':event-type'), data: parsed.value };
+}
+
+function throwUpstream(provider: string, upstreamStatus: number, code: string, detail: string | undefined): never {
+  const { status, type } = clientFacing(upstreamStatus);
+  throw new GatewayError({
+    status,
+    type,
+    code: 'upstream_stream_exception',
+    provider,
+    upstreamStatus,
+    retryable: [408, 424, 429, 500, 503].includes(upstreamStatus),
+    message: `Upstream ${provider} ended its stream with ${code.slice(0, 100)}${detail === undefined ? '' : `: ${detail}`}`,
+  });
+}
