@@ -21,11 +21,14 @@ export const builtinProviders: ProviderRegistry = {
     anthropic: anthropicTranslator,
   },
   presets: {
-    ...openAICompatiblePresets,
+    // OpenAI first: the embedded default's groups keep the order they always had (OpenAI's, then Anthropic's, ...).
+    openai: openAICompatiblePresets.openai!,
     anthropic: {
       translator: 'anthropic',
       baseURL: 'https://api.anthropic.com/v1',
       apiKeyEnvironmentVariable: 'ANTHROPIC_API_KEY',
+      models: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
     },
+    ...openAICompatiblePresets,
   },
 };

@@ -29,18 +29,21 @@ export const openAICompatiblePresets: Record<string, ProviderPreset> = {
     // Every current OpenAI model takes max_completion_tokens, and its reasoning models refuse max_tokens (a request
     // translated from Anthropic Messages or the Responses API to gpt-5 would otherwise fail).
     options: { maxTokensField: 'max_completion_tokens' },
+    models: ['gpt-4o-mini', 'gpt-4o', 'text-embedding-3-small'],
   },
   groq: {
     translator,
     baseURL: 'https://api.groq.com/openai/v1',
     apiKeyEnvironmentVariable: 'GROQ_API_KEY',
     nativeDialects: chatAndEmbeddings,
+    models: ['llama-3.3-70b-versatile'],
   },
   mistral: {
     translator,
     baseURL: 'https://api.mistral.ai/v1',
     apiKeyEnvironmentVariable: 'MISTRAL_API_KEY',
     nativeDialects: chatAndEmbeddings,
+    models: ['mistral-small-latest'],
   },
   // Together's documentation now names api.together.ai; the older api.together.xyz host serves the same API.
   together: {
@@ -55,12 +58,14 @@ export const openAICompatiblePresets: Record<string, ProviderPreset> = {
     baseURL: 'https://api.deepseek.com/v1',
     apiKeyEnvironmentVariable: 'DEEPSEEK_API_KEY',
     nativeDialects: chatAndEmbeddings,
+    models: ['deepseek-chat'],
   },
   xai: {
     translator,
     baseURL: 'https://api.x.ai/v1',
     apiKeyEnvironmentVariable: 'XAI_API_KEY',
     nativeDialects: withCompletions,
+    models: ['grok-3-mini'],
   },
   fireworks: {
     translator,

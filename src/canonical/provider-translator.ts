@@ -160,4 +160,11 @@ export interface ProviderPreset {
   nativeDialects?: readonly ClientDialectId[];
   /** Provider options this preset's deployments get unless their config sets them (e.g. OpenAI's token field). */
   options?: Readonly<Record<string, unknown>>;
+  /** Headers this preset's deployments send unless their config's `headers` sets the same name. */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * The models the embedded default config serves from this provider (one model group each, named after the model)
+   * when the preset's `apiKeyEnvironmentVariable` is set and no config file is given.
+   */
+  models?: readonly string[];
 }

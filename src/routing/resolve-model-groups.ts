@@ -68,6 +68,18 @@ function fallbackProblems(config: GatewayConfig): string[] {
   return problems;
 }
 
+/** `own` over `defaults`, names compared without case (the later spelling wins). */
+function mergeHeaders(
+  defaults: Readonly<Record<string, string>> | undefined,
+  own: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  if (defaults === undefined) return { ...own };
+  const merged: Record<string, string> = {};
+  const ownNames = new Set(Object.keys(own ?? {}).map((name) => name.toLowerCase()));
+  for (const [name, value] of Object.entries(defaults)) if (!ownNames.has(name.toLowerCase())) merged[name] = value;
+  return { ...merged, ...own };
+}
+
 /**
  * Resolves every deployment of the config against the provider registry: the translator, the preset's base URL
  * when the config gives none, and whether a key is required. Reports every problem at once as a ConfigError.
@@ -139,7 +151,8 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
           baseURL: baseURL.replace(/\/+$/, ''),
           model: deployment.model,
           apiKey: deployment.apiKey,
-          headers: deployment.headers ?? {},
+          // The preset's headers under the deployment's own (a name is one header whatever its case).
+          headers: mergeHeaders(preset?.headers, deployment.headers),
           options,
         },
       });
