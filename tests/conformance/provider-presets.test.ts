@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createDefaultConfig } from '../src/config/default-config.ts';
-import { parseGatewayConfig } from '../src/config/config-parse.ts';
-import { resolveModelGroups } from '../src/routing/resolve-model-groups.ts';
-import { builtinProviders } from './index.ts';
+import { createDefaultConfig } from '../../src/config/default-config.ts';
+import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import { resolveModelGroups } from '../../src/routing/resolve-model-groups.ts';
+import { builtinProviders } from '../../providers/index.ts';
 
 const presets = Object.entries(builtinProviders.presets);
 
