@@ -30,7 +30,7 @@ describe.each(presets)('preset %s', (name, preset) => {
       expect(() => new URL(preset.baseURL!)).not.toThrow();
       if (preset.keyOptional !== true) expect(preset.baseURL).toMatch(/^https:\/\//);
     }
-    if (preset.keyOptional !== true) expect(preset.apiKeyEnvironmentVariable).toMatch(/^[A-Z][A-Z0-9_]*_API_KEY$/);
+    if (preset.keyOptional !== true) expect(preset.apiKeyEnvironmentVariable).toMatch(/^[A-Z][A-Z0-9_]*$/);
   });
 
   it("resolves as a deployment with its options valid, its headers under the config's, its key as the credential", async () => {
