@@ -33,7 +33,7 @@ const preludeBytes = 12;
 /** The prelude and the message CRC at the end. */
 const framingBytes = preludeBytes + 4;
 
-const utf8 = new TextDecoder();
+const utf8 = /* @__PURE__ */ new TextDecoder();
 
 function invalid(provider: string, reason: string): GatewayError {
   return upstreamError(

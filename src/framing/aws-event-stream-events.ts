@@ -27,7 +27,7 @@ function clientFacing(upstreamStatus: number): { status: number; type: GatewayEr
   return { status: 502, type: 'upstream_error' };
 }
 
-const utf8 = new TextDecoder();
+const utf8 = /* @__PURE__ */ new TextDecoder();
 
 function headerText(message: AwsEventStreamMessage, name: string): string | undefined {
   const value = message.headers[name];

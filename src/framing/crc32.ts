@@ -1,5 +1,5 @@
 /** The CRC-32 table (IEEE 802.3, reflected polynomial 0xEDB88320), built once. */
-const table = (() => {
+const table = /* @__PURE__ */ (() => {
   const entries = new Uint32Array(256);
   for (let index = 0; index < 256; index++) {
     let value = index;

@@ -3,5 +3,4 @@ export * from './sse-decoder.ts';
 export * from './sse-encoder.ts';
 export * from './parse-json.ts';
 export * from './decode-json-events.ts';
-export * from './aws-event-stream-decoder.ts';
-export * from './aws-event-stream-events.ts';
+export * from './stream-event-decoder.ts';

@@ -30,6 +30,7 @@ import { readerAfterFirstChunk } from './stream-first-chunk.ts';
 import { pickHeaders } from './forwarded-headers.ts';
 import { createDeferredEnd, createStreamPump, type DeferredEnd, type TransformBodyOptions } from './transform-body.ts';
 import { createTranslatedStreamTransformer } from './translated-stream.ts';
+import { openStreamEventDecoder } from '../framing/stream-event-decoder.ts';
 
 /** One request on its way through the pipeline, past parsing and routing. */
 interface RoutedRequest<Request> {
@@ -204,8 +205,11 @@ async function translate<Request, Canonical, Answer>(
   const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
   if (record.stream && dialect.createStreamRenderer !== undefined && operation.streamReducer !== undefined) {
     const source = await requireEventStream(response, routed);
+    const opened = openStreamEventDecoder(translator.streamFraming, target.providerName);
+    const decoder = opened instanceof Promise ? await opened : opened;
     const ending = createDeferredEnd();
     const transformer = createTranslatedStreamTransformer({
+      decoder,
       reducer: operation.streamReducer(translator),
       renderer: dialect.createStreamRenderer(request, {
         fallbackModel: target.model,

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { EventStreamCodec } from '@smithy/core/event-streams';
 import { describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- drives the route stream with a real translator and its fixture
 import { anthropicTranslator } from '../../providers/anthropic/index.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { createOpenAIChatStreamRenderer } from '../dialects/openai-chat/openai-chat-render-stream.ts';
+import { SseDecoder } from '../framing/sse-decoder.ts';
+import { openStreamEventDecoder } from '../framing/stream-event-decoder.ts';
 import { createTranslatedStream } from './translated-stream.ts';
 
 const fixture = readFileSync(
@@ -20,8 +23,13 @@ interface Translated {
   ends: (CanonicalUsage | undefined)[];
 }
 
-async function translate(upstream: string, includeUsage: boolean, chunkSize = 41): Promise<Translated> {
-  const bytes = textEncoder.encode(upstream);
+async function translate(
+  upstream: string | Uint8Array,
+  includeUsage: boolean,
+  chunkSize = 41,
+  framing: 'sse' | 'aws-event-stream' = 'sse',
+): Promise<Translated> {
+  const bytes = typeof upstream === 'string' ? textEncoder.encode(upstream) : upstream;
   const ends: (CanonicalUsage | undefined)[] = [];
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -35,6 +43,7 @@ async function translate(upstream: string, includeUsage: boolean, chunkSize = 41
       reducer: anthropicTranslator.chatStream,
       renderer: createOpenAIChatStreamRenderer(includeUsage, 'claude-sonnet-4-5'),
       providerName: 'anthropic',
+      decoder: await openStreamEventDecoder(framing, 'anthropic'),
       onEnd: (usage) => ends.push(usage),
     }),
   );
@@ -197,5 +206,70 @@ describe('createTranslatedStream with the Anthropic translator and the OpenAI ch
       { error: expect.objectContaining({ type: 'upstream_error', code: 'upstream_invalid_stream' }) as unknown },
     ]);
     expect(ends).toEqual([undefined]);
+  });
+});
+
+/** The fixture's events framed as the AWS binary event stream (Claude's events as a Bedrock stream carries them). */
+function awsFramed(extra: Uint8Array[] = [], cutBefore?: string): Uint8Array {
+  const codec = new EventStreamCodec(
+    (bytes) => new TextDecoder().decode(bytes),
+    (text) => textEncoder.encode(text),
+  );
+  const frames: Uint8Array[] = [];
+  for (const event of new SseDecoder().push(fixture)) {
+    if (cutBefore !== undefined && event.event === cutBefore) frames.push(...extra);
+    frames.push(
+      codec.encode({
+        headers: {
+          ':message-type': { type: 'string', value: 'event' },
+          ':event-type': { type: 'string', value: event.event ?? 'message' },
+          ':content-type': { type: 'string', value: 'application/json' },
+        },
+        body: textEncoder.encode(event.data),
+      }),
+    );
+  }
+  const bytes = new Uint8Array(frames.reduce((sum, frame) => sum + frame.length, 0));
+  let offset = 0;
+  for (const frame of frames) {
+    bytes.set(frame, offset);
+    offset += frame.length;
+  }
+  return bytes;
+}
+
+describe('createTranslatedStream over the AWS event stream (the framing a translator declares)', () => {
+  const withoutCreated = (events: unknown[]) =>
+    events.map((event) => (typeof event === 'object' ? { ...(event as object), created: 0 } : event));
+
+  it('gives the same client chunks as the same events over SSE, however the bytes are cut', async () => {
+    const overSse = await translate(fixture, true, fixture.length);
+    const framed = awsFramed();
+    for (const chunkSize of [framed.length, 7, 1]) {
+      const overAws = await translate(framed, true, chunkSize, 'aws-event-stream');
+      expect(withoutCreated(overAws.events)).toEqual(withoutCreated(overSse.events));
+      expect(overAws.ends).toEqual(overSse.ends);
+    }
+  });
+
+  it("ends with the client's error event when the upstream sends an exception mid-stream", async () => {
+    const codec = new EventStreamCodec(
+      (bytes) => new TextDecoder().decode(bytes),
+      (text) => textEncoder.encode(text),
+    );
+    const throttled = codec.encode({
+      headers: {
+        ':message-type': { type: 'string', value: 'exception' },
+        ':exception-type': { type: 'string', value: 'throttlingException' },
+        ':content-type': { type: 'string', value: 'application/json' },
+      },
+      body: textEncoder.encode('{"message":"Too many tokens, please wait before trying again."}'),
+    });
+    const { events, ends } = await translate(awsFramed([throttled], 'message_delta'), false, 64, 'aws-event-stream');
+    expect(events.at(-1)).toEqual({
+      error: expect.objectContaining({ message: expect.stringContaining('throttlingException') as unknown }) as unknown,
+    });
+    expect(events).not.toContain('[DONE]');
+    expect(ends).toHaveLength(1);
   });
 });

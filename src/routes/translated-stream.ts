@@ -3,8 +3,11 @@ import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import type { ChatStreamReducer } from '../canonical/provider-translator.ts';
 import type { StreamRenderer } from '../dialects/dialect.ts';
 import { toGatewayError, type GatewayError } from '../errors.ts';
-import { decodeJsonEvent } from '../framing/decode-json-events.ts';
-import { SseDecoder } from '../framing/sse-decoder.ts';
+import {
+  createSseEventDecoder,
+  type StreamEventDecoder,
+  type StreamEventItem,
+} from '../framing/stream-event-decoder.ts';
 import { once, type CancellableTransformer, type StreamEnd } from '../framing/stream-end.ts';
 import { sanitizedUpstreamError } from '../security/sanitized-upstream-error.ts';
 import { noSecretRedactor, type SecretRedactor } from '../security/secret-redactor.ts';
@@ -18,13 +21,15 @@ export interface TranslatedStreamOptions {
   /** The client dialect's renderer (canonical parts -> framed events). */
   renderer: StreamRenderer;
   providerName: string;
+  /** Decodes the upstream's framing (`openStreamEventDecoder` of the translator's `streamFraming`); default SSE. */
+  decoder?: StreamEventDecoder;
   /** Applied to the messages of errors the upstream sends mid-stream, which may quote the gateway's key. */
   redactor?: SecretRedactor;
   onEnd: StreamEnd;
 }
 
 /**
- * Upstream SSE bytes -> decoded JSON events -> the provider's stream reducer -> canonical parts -> the client
+ * Upstream stream bytes (SSE or the AWS event stream) -> decoded JSON events -> the provider's stream reducer -> canonical parts -> the client
  * dialect's framed events. An error the provider reports mid-stream (or a reducer or decoder failure) is rendered as
  * the dialect's in-band error event and ends the stream; the renderer renders nothing after it. The provider's final
  * event (the `[DONE]` sentinel, or what the reducer's `isComplete` says) ends the stream too, at once: the client
@@ -34,8 +39,7 @@ export function createTranslatedStreamTransformer(
   options: TranslatedStreamOptions,
 ): CancellableTransformer<Uint8Array, Uint8Array> {
   const { reducer, renderer, providerName } = options;
-  const decoder = new SseDecoder();
-  const textDecoder = new TextDecoder();
+  const decoder = options.decoder ?? createSseEventDecoder(providerName);
   const reducerState: unknown = reducer.init();
   const redactor = options.redactor ?? noSecretRedactor;
   let usage: CanonicalUsage | undefined;
@@ -62,28 +66,32 @@ export function createTranslatedStreamTransformer(
     return failure === undefined ? output + renderer.end() : output;
   };
   const complete = (): boolean => sentinel || reducer.isComplete?.(reducerState) === true;
+  /** Renders one decoded item; answers whether the stream is over (the provider's end, or an error it reported). */
+  const consume = (item: StreamEventItem, into: { output: string }): boolean => {
+    if (item === 'end') sentinel = true;
+    else into.output += render(reducer.onEvent(reducerState, item));
+    return complete() || failure !== undefined;
+  };
 
   const transformer: CancellableTransformer<Uint8Array, Uint8Array> = {
     transform(chunk, controller) {
-      let output = '';
+      const into = { output: '' };
       let ended = false;
       try {
-        for (const event of decoder.push(textDecoder.decode(chunk, { stream: true }))) {
-          const decoded = decodeJsonEvent(event, providerName);
-          if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
-          else sentinel = true;
+        for (const item of decoder.push(chunk)) {
           // The provider's final event, or an error it reported: the stream is over, and whatever the upstream sends
           // or does after it (more bytes, a connection held open, a reset) is not the client's concern.
-          if (complete() || failure !== undefined) {
-            output += renderEnd();
+          if (consume(item, into)) {
+            into.output += renderEnd();
             ended = true;
             break;
           }
         }
       } catch (error) {
-        output += render([{ type: 'error', error: toGatewayError(error) }]);
+        into.output += render([{ type: 'error', error: toGatewayError(error) }]);
         ended = true;
       }
+      const { output } = into;
       if (output.length > 0) controller.enqueue(textEncoder.encode(output));
       if (ended) {
         finish();
@@ -91,19 +99,14 @@ export function createTranslatedStreamTransformer(
       }
     },
     flush(controller) {
-      let output = '';
+      const into = { output: '' };
       try {
-        for (const event of [...decoder.push(textDecoder.decode()), ...decoder.end()]) {
-          const decoded = decodeJsonEvent(event, providerName);
-          if (decoded !== undefined) output += render(reducer.onEvent(reducerState, decoded));
-          else sentinel = true;
-          if (complete() || failure !== undefined) break;
-        }
-        output += renderEnd();
+        for (const item of decoder.end()) if (consume(item, into)) break;
+        into.output += renderEnd();
       } catch (error) {
-        output += render([{ type: 'error', error: toGatewayError(error) }]);
+        into.output += render([{ type: 'error', error: toGatewayError(error) }]);
       }
-      controller.enqueue(textEncoder.encode(output));
+      controller.enqueue(textEncoder.encode(into.output));
       finish();
     },
     cancel(reason) {

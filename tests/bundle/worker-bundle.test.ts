@@ -63,7 +63,7 @@ describe('the Cloudflare Worker bundle', () => {
     expect(bytes).toBeLessThan(480 * 1024);
   });
 
-  it('loads the database code only when a database is bound: a master-key-only Worker evaluates no Drizzle or postgres-js and stays under 250 KiB', async () => {
+  it('loads the database code only when a database is bound: a master-key-only Worker evaluates no Drizzle or postgres-js and stays under 256 KiB', async () => {
     const result = await bundleWorker({ splitting: true });
     const eager = eagerOutputs(result.metafile);
     const eagerInputs = eager.flatMap((output) => Object.keys(output.inputs));
@@ -75,6 +75,8 @@ describe('the Cloudflare Worker bundle', () => {
     ).toEqual([]);
     expect(eagerInputs.filter((input) => input.startsWith('src/db/'))).toEqual([]);
     const eagerBytes = eager.reduce((sum, output) => sum + output.bytes, 0);
-    expect(eagerBytes).toBeLessThan(250 * 1024);
+    // 250 KiB until the provider presets grew to 24 services (1.8 KiB of data every deployment's config resolves
+    // against) and the circuit bus of the Durable Object came in; the AWS event-stream decoder is loaded on demand.
+    expect(eagerBytes).toBeLessThan(256 * 1024);
   });
 });
