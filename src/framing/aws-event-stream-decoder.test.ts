@@ -1,51 +1,23 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { EventStreamCodec, Int64 } from '@smithy/core/event-streams';
+import { Int64 } from '@smithy/core/event-streams';
 import { describe, expect, it } from 'vitest';
 import { isGatewayError, type GatewayError } from '../errors.ts';
 import { AwsEventStreamDecoder, type AwsEventStreamMessage } from './aws-event-stream-decoder.ts';
 import { decodeAwsStreamEvent } from './aws-event-stream-events.ts';
+import { awsEventStreamCodec, awsFrame } from './aws-event-stream.test-helper.ts';
+import { concatenateChunks } from './concatenate-chunks.ts';
 import { crc32 } from './crc32.ts';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 /** AWS's own codec (the maintained one the SDKs use), as the independent encoder of the messages decoded here. */
-const smithy = new EventStreamCodec(
-  (bytes) => decoder.decode(bytes),
-  (text) => encoder.encode(text),
-);
+const smithy = awsEventStreamCodec;
 
 /** A Bedrock ConverseStream event as AWS frames it. */
-function event(eventType: string, payload: unknown): Uint8Array {
-  return smithy.encode({
-    headers: {
-      ':event-type': { type: 'string', value: eventType },
-      ':content-type': { type: 'string', value: 'application/json' },
-      ':message-type': { type: 'string', value: 'event' },
-    },
-    body: encoder.encode(JSON.stringify(payload)),
-  });
-}
+const event = (eventType: string, payload: unknown): Uint8Array =>
+  awsFrame('event', eventType, JSON.stringify(payload));
 
-function exception(exceptionType: string, message: string): Uint8Array {
-  return smithy.encode({
-    headers: {
-      ':exception-type': { type: 'string', value: exceptionType },
-      ':content-type': { type: 'string', value: 'application/json' },
-      ':message-type': { type: 'string', value: 'exception' },
-    },
-    body: encoder.encode(JSON.stringify({ message })),
-  });
-}
-
-function concatenate(parts: Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return bytes;
-}
+const exception = (exceptionType: string, message: string): Uint8Array =>
+  awsFrame('exception', exceptionType, JSON.stringify({ message }));
 
 /** A message framed by hand: any header bytes, correct lengths and CRCs unless told otherwise. */
 function frame(headers: Uint8Array, payload: Uint8Array, overrides: { headersLength?: number } = {}): Uint8Array {
@@ -68,7 +40,7 @@ const conversation = [
   event('messageStop', { stopReason: 'end_turn' }),
   event('metadata', { usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 }, metrics: { latencyMs: 312 } }),
 ];
-const whole = concatenate(conversation);
+const whole = concatenateChunks(conversation);
 
 const decodeAll = (chunks: Uint8Array[]) => {
   const stream = new AwsEventStreamDecoder({ provider: 'bedrock' });
@@ -248,6 +220,8 @@ describe('decodeAwsStreamEvent', () => {
       },
       body: encoder.encode('['.repeat(5_000) + ']'.repeat(5_000)),
     });
-    expect(failure(() => decodeAwsStreamEvent(message(deep), 'bedrock')).message).toMatch(/past the JSON limits/);
+    expect(failure(() => decodeAwsStreamEvent(message(deep), 'bedrock')).message).toMatch(
+      /nests deeper than 128 levels/,
+    );
   });
 });

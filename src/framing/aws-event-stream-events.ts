@@ -1,6 +1,7 @@
 import { GatewayError, upstreamError, type GatewayErrorType } from '../errors.ts';
 import type { AwsEventStreamMessage } from './aws-event-stream-decoder.ts';
-import { defaultJsonLimits, findJsonLimitViolation, type JsonLimits } from './json-limits.ts';
+import { parseStreamEventJson } from './decode-json-events.ts';
+import { defaultJsonLimits, type JsonLimits } from './json-limits.ts';
 import { parseJson } from './parse-json.ts';
 import type { DecodedStreamEvent } from './server-sent-event.ts';
 
@@ -50,7 +51,7 @@ function exceptionMessage(payload: Uint8Array): string | undefined {
  * `:error-message`) throws a GatewayError carrying the upstream status AWS documents for it (429 and 400 reach the
  * client as themselves, the rest as 502; `retryable` for 408, 424, 429, 500 and 503), so routing retries a stream that
  * failed before its first byte, and a stream already under way ends with the client dialect's error event. A payload
- * that is not JSON, or past the JSON limits, is a broken stream.
+ * that is not JSON, or past the JSON limits, is a broken stream ({@link parseStreamEventJson}, shared with SSE).
  *
  * @example
  * for (const message of decoder.push(chunk)) events.push(decodeAwsStreamEvent(message, 'bedrock'));
@@ -78,17 +79,8 @@ export function decodeAwsStreamEvent(
       `Upstream ${provider} sent an event-stream message of type ${messageType.slice(0, 100)}.`,
     );
   }
-  const text = utf8.decode(message.payload);
-  const violation = text.length > 2 * limits.maxDepth ? findJsonLimitViolation(text, limits) : undefined;
-  const parsed = violation === undefined ? parseJson(text) : undefined;
-  if (parsed === undefined || !parsed.ok) {
-    throw upstreamError(
-      'upstream_invalid_stream',
-      provider,
-      `Upstream ${provider} sent a stream event that ${violation === undefined ? 'is not JSON' : 'is past the JSON limits'}.`,
-    );
-  }
-  return { type: headerText(message, ':event-type'), data: parsed.value };
+  const data = parseStreamEventJson(utf8.decode(message.payload), provider, limits);
+  return { type: headerText(message, ':event-type'), data };
 }
 
 function throwUpstream(provider: string, upstreamStatus: number, code: string, detail: string | undefined): never {

@@ -8,20 +8,15 @@ function invalidStreamEvent(provider: string, reason: string): GatewayError {
 }
 
 /**
- * Turns an SSE event into the {@link DecodedStreamEvent} a provider reducer consumes: the OpenAI `[DONE]` sentinel
- * becomes `undefined` (end of data), anything else must be JSON or the upstream broke its protocol. Events are held
- * to `limits` (default {@link defaultJsonLimits}) like client bodies, since reducers re-serialise parts of them (a
- * tool's `input`): an event too short to break the depth limit is not scanned, so ordinary events cost nothing more.
+ * Parses one stream event's JSON text (an SSE event's data, an AWS event-stream payload), held to `limits` like client
+ * bodies, since reducers re-serialise parts of them (a tool's `input`): text too short to break the depth limit is not
+ * scanned, so ordinary events cost nothing more. Anything else than JSON within the limits is a broken stream (a 502
+ * `upstream_invalid_stream` naming the provider).
  */
-export function decodeJsonEvent(
-  event: ServerSentEvent,
-  provider: string,
-  limits: JsonLimits = defaultJsonLimits,
-): DecodedStreamEvent | undefined {
-  if (event.data === '[DONE]') return undefined;
+export function parseStreamEventJson(text: string, provider: string, limits: JsonLimits = defaultJsonLimits): unknown {
   // Nesting N levels deep takes at least 2N characters (`[` and `]`).
-  if (event.data.length > 2 * limits.maxDepth) {
-    const violation = findJsonLimitViolation(event.data, limits);
+  if (text.length > 2 * limits.maxDepth) {
+    const violation = findJsonLimitViolation(text, limits);
     if (violation !== undefined) {
       throw invalidStreamEvent(
         provider,
@@ -31,7 +26,20 @@ export function decodeJsonEvent(
       );
     }
   }
-  const parsed = parseJson(event.data);
+  const parsed = parseJson(text);
   if (!parsed.ok) throw invalidStreamEvent(provider, `is not JSON: ${parsed.error}`);
-  return { type: event.event, data: parsed.value };
+  return parsed.value;
+}
+
+/**
+ * Turns an SSE event into the {@link DecodedStreamEvent} a provider reducer consumes: the OpenAI `[DONE]` sentinel
+ * becomes `undefined` (end of data), anything else must be JSON within `limits` ({@link parseStreamEventJson}).
+ */
+export function decodeJsonEvent(
+  event: ServerSentEvent,
+  provider: string,
+  limits: JsonLimits = defaultJsonLimits,
+): DecodedStreamEvent | undefined {
+  if (event.data === '[DONE]') return undefined;
+  return { type: event.event, data: parseStreamEventJson(event.data, provider, limits) };
 }

@@ -1,5 +1,5 @@
-import { EventStreamCodec } from '@smithy/core/event-streams';
 import { describe, expect, it } from 'vitest';
+import { awsFrame } from './aws-event-stream.test-helper.ts';
 import { openStreamEventDecoder } from './stream-event-decoder.ts';
 
 const encoder = new TextEncoder();
@@ -17,17 +17,7 @@ describe('createStreamEventDecoder', () => {
   });
 
   it('reads the AWS event stream (loaded on demand): each message as its event type and JSON payload; a cut message fails at the end', async () => {
-    const codec = new EventStreamCodec(
-      (bytes) => new TextDecoder().decode(bytes),
-      (text) => encoder.encode(text),
-    );
-    const frame = codec.encode({
-      headers: {
-        ':message-type': { type: 'string', value: 'event' },
-        ':event-type': { type: 'string', value: 'messageStart' },
-      },
-      body: encoder.encode('{"role":"assistant"}'),
-    });
+    const frame = awsFrame('event', 'messageStart', '{"role":"assistant"}');
     const decoder = await openStreamEventDecoder('aws-event-stream', 'bedrock');
     expect(decoder.push(frame)).toEqual([{ type: 'messageStart', data: { role: 'assistant' } }]);
     expect(decoder.end()).toEqual([]);

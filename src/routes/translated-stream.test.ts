@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { EventStreamCodec } from '@smithy/core/event-streams';
 import { describe, expect, it } from 'vitest';
 // eslint-disable-next-line no-restricted-imports -- drives the route stream with a real translator and its fixture
 import { anthropicTranslator } from '../../providers/anthropic/index.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { createOpenAIChatStreamRenderer } from '../dialects/openai-chat/openai-chat-render-stream.ts';
+import { awsFrame } from '../framing/aws-event-stream.test-helper.ts';
+import { concatenateChunks } from '../framing/concatenate-chunks.ts';
 import { SseDecoder } from '../framing/sse-decoder.ts';
 import { openStreamEventDecoder } from '../framing/stream-event-decoder.ts';
 import { createTranslatedStream } from './translated-stream.ts';
@@ -211,31 +212,12 @@ describe('createTranslatedStream with the Anthropic translator and the OpenAI ch
 
 /** The fixture's events framed as the AWS binary event stream (Claude's events as a Bedrock stream carries them). */
 function awsFramed(extra: Uint8Array[] = [], cutBefore?: string): Uint8Array {
-  const codec = new EventStreamCodec(
-    (bytes) => new TextDecoder().decode(bytes),
-    (text) => textEncoder.encode(text),
-  );
   const frames: Uint8Array[] = [];
   for (const event of new SseDecoder().push(fixture)) {
     if (cutBefore !== undefined && event.event === cutBefore) frames.push(...extra);
-    frames.push(
-      codec.encode({
-        headers: {
-          ':message-type': { type: 'string', value: 'event' },
-          ':event-type': { type: 'string', value: event.event ?? 'message' },
-          ':content-type': { type: 'string', value: 'application/json' },
-        },
-        body: textEncoder.encode(event.data),
-      }),
-    );
+    frames.push(awsFrame('event', event.event ?? 'message', event.data));
   }
-  const bytes = new Uint8Array(frames.reduce((sum, frame) => sum + frame.length, 0));
-  let offset = 0;
-  for (const frame of frames) {
-    bytes.set(frame, offset);
-    offset += frame.length;
-  }
-  return bytes;
+  return concatenateChunks(frames);
 }
 
 describe('createTranslatedStream over the AWS event stream (the framing a translator declares)', () => {
@@ -253,18 +235,11 @@ describe('createTranslatedStream over the AWS event stream (the framing a transl
   });
 
   it("ends with the client's error event when the upstream sends an exception mid-stream", async () => {
-    const codec = new EventStreamCodec(
-      (bytes) => new TextDecoder().decode(bytes),
-      (text) => textEncoder.encode(text),
+    const throttled = awsFrame(
+      'exception',
+      'throttlingException',
+      '{"message":"Too many tokens, please wait before trying again."}',
     );
-    const throttled = codec.encode({
-      headers: {
-        ':message-type': { type: 'string', value: 'exception' },
-        ':exception-type': { type: 'string', value: 'throttlingException' },
-        ':content-type': { type: 'string', value: 'application/json' },
-      },
-      body: textEncoder.encode('{"message":"Too many tokens, please wait before trying again."}'),
-    });
     const { events, ends } = await translate(awsFramed([throttled], 'message_delta'), false, 64, 'aws-event-stream');
     expect(events.at(-1)).toEqual({
       error: expect.objectContaining({ message: expect.stringContaining('throttlingException') as unknown }) as unknown,
