@@ -25,7 +25,7 @@ describe('mapAnthropicError', () => {
     const error = mapAnthropicError(upstreamStatus, body, new Headers());
     expect(isGatewayError(error)).toBe(true);
     expect(error).toMatchObject({ status, type, code, retryable, provider: 'anthropic', upstreamBody: body });
-    expect(error.message).toBe(`upstream says ${upstreamStatus}`);
+    expect(error.message).toContain(`upstream says ${upstreamStatus}`);
   });
 
   it('passes retry-after through on retryable errors only', () => {
@@ -61,8 +61,8 @@ describe('mapAnthropicError', () => {
       retryable: false,
     });
     expect(mapAnthropicError(503, 'unavailable', new Headers())).toMatchObject({
-      status: 502,
-      code: 'upstream_error',
+      status: 503,
+      code: 'upstream_unavailable',
       retryable: true,
     });
   });

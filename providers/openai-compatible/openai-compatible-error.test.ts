@@ -27,7 +27,7 @@ describe('mapOpenAICompatibleError', () => {
     [502, 502, 'upstream_error', true],
     [503, 503, 'upstream_error', true],
     [504, 504, 'timeout_error', true],
-    [529, 502, 'upstream_error', true],
+    [529, 503, 'upstream_error', true],
     [418, 502, 'upstream_error', false],
   ] as const)('maps upstream %i to %i %s (retryable %s)', (upstreamStatus, status, type, retryable) => {
     const error = mapOpenAICompatibleError(upstreamStatus, openAIError('upstream says no', 'some_code'), noHeaders);
@@ -117,7 +117,7 @@ describe('mapOpenAICompatibleError', () => {
     [
       'a FastAPI validation detail',
       { detail: [{ loc: ['body', 'messages'], msg: 'field required' }] },
-      '[{"loc":["body","messages"],"msg":"field required"}]',
+      'field required',
       null,
     ],
     ['a text body', '  <html>Bad Gateway</html>\n', '<html>Bad Gateway</html>', null],

@@ -1,89 +1,40 @@
 import * as z from 'zod/mini';
-import { GatewayError, type GatewayErrorType } from '../../src/errors.ts';
+import { GatewayError } from '../../src/errors.ts';
+import { createUpstreamErrorMapper } from '../../src/errors/upstream-error-mapping.ts';
 
 /** The provider id errors from this translator carry (the seam gives error mapping no deployment name). */
 export const openAICompatibleProviderId = 'openai-compatible';
 
-const optionalText = z.catch(z.optional(z.string()), undefined);
-const errorFields = {
-  message: optionalText,
-  type: optionalText,
-  param: optionalText,
-  code: z.catch(z.optional(z.union([z.string(), z.number()])), undefined),
-};
-
 /**
- * Error bodies OpenAI-shaped servers send, read field by field so that no shape makes mapping fail: OpenAI's
- * `{error:{message,type,param,code}}`, `{error:"text"}` (some proxies), top-level `{message,type,code}` (older vLLM,
- * where `code` is the HTTP status as a number) and FastAPI's `{detail}`.
+ * The error bodies OpenAI-shaped servers send, declared: OpenAI's `{error:{message,type,param,code}}`,
+ * `{error:"text"}` (some proxies), top-level `{message,type,code}` (older vLLM, where `code` is the HTTP status as a
+ * number) and FastAPI's `{detail}`. The client's own mistakes keep their status; a 404 is the model the upstream does
+ * not know (kept a 404, as OpenAI answers it); a 429 whose code or type is `insufficient_quota` (and a 402,
+ * OpenRouter's "out of credits") is answered as OpenAI's `insufficient_quota`. Other statuses follow the shared table
+ * (src/errors/upstream-error-mapping.ts), without codes of the gateway's own where the upstream gave none.
  */
-const upstreamErrorBodySchema = z.object({
-  error: z.catch(z.optional(z.union([z.string(), z.object(errorFields)])), undefined),
-  detail: z.optional(z.unknown()),
-  ...errorFields,
+const openAICompatibleErrorMapper = createUpstreamErrorMapper({
+  provider: openAICompatibleProviderId,
+  label: `Upstream ${openAICompatibleProviderId}`,
+  fields: {
+    message: ['error.message', 'error', 'message', 'detail.0.msg', 'detail'],
+    type: ['error.type', 'type'],
+    code: ['error.code', 'code'],
+    param: ['error.param', 'param'],
+  },
+  statuses: {
+    404: { status: 404, type: 'not_found_error', retryable: false },
+    408: { status: 504, type: 'timeout_error', retryable: true },
+    413: { status: 413, type: 'invalid_request_error', retryable: false },
+    424: { status: 502, type: 'upstream_error', retryable: true },
+    429: { status: 429, type: 'rate_limit_error', retryable: true },
+    500: { status: 502, type: 'upstream_error', retryable: true },
+    503: { status: 503, type: 'upstream_error', retryable: true },
+    504: { status: 504, type: 'timeout_error', retryable: true },
+    529: { status: 503, type: 'upstream_error', retryable: true },
+  },
+  rulesByType: { insufficient_quota: { status: 429, type: 'insufficient_quota', retryable: true } },
 });
-
-/** What the gateway answers for one upstream status. */
-interface StatusRule {
-  status: number;
-  type: GatewayErrorType;
-  retryable: boolean;
-}
-
-const invalid = (status: number): StatusRule => ({ status, type: 'invalid_request_error', retryable: false });
-const upstreamAuthentication: StatusRule = { status: 502, type: 'upstream_error', retryable: true };
-
-/**
- * Upstream status -> gateway answer. The client's own mistakes keep their status. A 401/403 means the gateway's
- * upstream credential is wrong, not the client's key, so it is a 502 that another deployment may not share
- * (retryable). 402 (OpenRouter's "out of credits") is treated like OpenAI's `insufficient_quota`. Other 4xx are
- * upstream misbehaviour (502, not retryable); other 5xx are 502 and retryable.
- */
-const statusRules: Record<number, StatusRule> = {
-  400: invalid(400),
-  401: upstreamAuthentication,
-  402: { status: 429, type: 'insufficient_quota', retryable: true },
-  403: upstreamAuthentication,
-  404: { status: 404, type: 'not_found_error', retryable: false },
-  408: { status: 504, type: 'timeout_error', retryable: true },
-  409: invalid(409),
-  413: invalid(413),
-  422: invalid(422),
-  429: { status: 429, type: 'rate_limit_error', retryable: true },
-  503: { status: 503, type: 'upstream_error', retryable: true },
-  504: { status: 504, type: 'timeout_error', retryable: true },
-};
-
-function statusRule(status: number): StatusRule {
-  return statusRules[status] ?? { status: 502, type: 'upstream_error', retryable: status >= 500 };
-}
-
-/** Response headers the client should see too: when to try again. */
-const passedHeaders = ['retry-after', 'retry-after-ms'];
-
-/** What an upstream error body says, as far as it says it. */
-interface UpstreamErrorFields {
-  message?: string | undefined;
-  type?: string | undefined;
-  param?: string | undefined;
-  code?: string | number | undefined;
-}
-
-function readUpstreamError(body: unknown): UpstreamErrorFields {
-  // Text bodies (proxies' HTML pages, plain-text 502s) are cut short: the message goes to the client.
-  if (typeof body === 'string') return { message: body.trim().slice(0, 2000) || undefined };
-  const parsed = upstreamErrorBodySchema.safeParse(body);
-  if (!parsed.success) return {};
-  const { error, detail, ...topLevel } = parsed.data;
-  if (typeof error === 'object') return error;
-  const detailText = detail == null ? undefined : typeof detail === 'string' ? detail : JSON.stringify(detail);
-  return { ...topLevel, message: error ?? topLevel.message ?? detailText };
-}
-
-/** Hides key material upstreams echo in authentication errors (`sk-proj-****1234`): the client must not see it. */
-function redactKeys(message: string): string {
-  return message.replace(/\S*\*{4,}\S*|\b(?:sk|gsk|xai|fw)-[\w-]{8,}/g, '[redacted]');
-}
 
 /**
  * Maps an OpenAI-compatible error response to the gateway's error, keeping the upstream's message, `param` and
@@ -94,28 +45,7 @@ function redactKeys(message: string): string {
  * // GatewayError { status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true }
  */
 export function mapOpenAICompatibleError(status: number, body: unknown, headers: Headers): GatewayError {
-  const upstream = readUpstreamError(body);
-  const rule = statusRule(status);
-  const code = upstream.code === undefined ? undefined : String(upstream.code);
-  const quotaExhausted = status === 429 && (code === 'insufficient_quota' || upstream.type === 'insufficient_quota');
-  const authentication = status === 401 || status === 403;
-  const upstreamMessage = upstream.message ?? `Upstream ${openAICompatibleProviderId} returned HTTP ${status}.`;
-  const responseHeaders = Object.fromEntries(
-    passedHeaders.flatMap((name) => (headers.has(name) ? [[name, headers.get(name) as string]] : [])),
-  );
-  return new GatewayError({
-    status: rule.status,
-    type: quotaExhausted ? 'insufficient_quota' : rule.type,
-    code: authentication ? 'upstream_authentication_failed' : code,
-    param: upstream.param,
-    message: authentication
-      ? `The upstream provider rejected the gateway's credentials (HTTP ${status}); this is a gateway configuration problem, not your API key. Upstream said: ${redactKeys(upstreamMessage)}`
-      : upstreamMessage,
-    provider: openAICompatibleProviderId,
-    retryable: rule.retryable,
-    upstreamBody: body,
-    ...(Object.keys(responseHeaders).length > 0 ? { headers: responseHeaders } : {}),
-  });
+  return openAICompatibleErrorMapper.map(status, body, headers);
 }
 
 /**
@@ -124,9 +54,7 @@ export function mapOpenAICompatibleError(status: number, body: unknown, headers:
  * otherwise the error counts as an upstream server error.
  */
 export function mapOpenAICompatibleInBandError(body: unknown): GatewayError {
-  const code = readUpstreamError(body).code;
-  const status = typeof code === 'number' && code >= 400 && code <= 599 ? code : 500;
-  return mapOpenAICompatibleError(status, body, new Headers());
+  return openAICompatibleErrorMapper.mapInBand(body);
 }
 
 /** True when a parsed body is an error object (`{error: ...}` with a non-null `error`) rather than a result. */
