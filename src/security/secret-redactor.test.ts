@@ -56,6 +56,41 @@ describe('secretsOfConfig', () => {
       expect(secrets).toContain(secret);
     expect(secrets).not.toContain('torii');
   });
+
+  it('collects the credentials in provider options, nested or in a service account given as JSON text', () => {
+    const serviceAccount = { client_email: 'torii@project.iam.gserviceaccount.com', private_key: 'pem-secret-key' };
+    const config = parseGatewayConfig(
+      {
+        modelGroups: {
+          a: {
+            deployments: [
+              {
+                provider: 'openai-compatible',
+                model: 'm',
+                baseURL: 'https://x.example',
+                options: {
+                  region: 'us-east-1',
+                  secretAccessKey: 'aws-secret-value',
+                  auth: { clientSecret: 'entra-secret' },
+                },
+              },
+              {
+                provider: 'openai-compatible',
+                model: 'm',
+                baseURL: 'https://x.example',
+                options: { serviceAccount: JSON.stringify(serviceAccount) },
+              },
+            ],
+          },
+        },
+      },
+      {},
+    );
+    const secrets = secretsOfConfig(config);
+    for (const secret of ['aws-secret-value', 'entra-secret', 'pem-secret-key']) expect(secrets).toContain(secret);
+    expect(secrets).not.toContain('us-east-1');
+    expect(secrets).not.toContain('torii@project.iam.gserviceaccount.com');
+  });
 });
 
 describe('redactedError', () => {

@@ -81,8 +81,35 @@ export function secretsOfConfig(config: GatewayConfig): string[] {
       for (const [name, value] of Object.entries(deployment.headers ?? {}))
         if (sensitiveName.test(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ''), value);
       if (deployment.baseURL !== undefined) secrets.push(...secretsOfUrl(deployment.baseURL));
+      secrets.push(...secretsOfOptions(deployment.options));
     }
   }
+  return secrets;
+}
+
+/**
+ * The credentials in a deployment's provider options: every string under a name that looks like one (Bedrock's
+ * `secretAccessKey` and `sessionToken`, Azure's `clientSecret`, a Vertex service account's `private_key`), however
+ * deeply nested, and a service account given as JSON text.
+ */
+function secretsOfOptions(options: unknown, sensitive = false, depth = 0): string[] {
+  if (depth > 8) return [];
+  if (typeof options === 'string') {
+    if (sensitive) return [options];
+    // A service account pasted as JSON text: its private key is a secret too.
+    if (options.trimStart().startsWith('{') && options.includes('private_key')) {
+      try {
+        return secretsOfOptions(JSON.parse(options) as unknown, false, depth + 1);
+      } catch {
+        return [];
+      }
+    }
+    return [];
+  }
+  if (typeof options !== 'object' || options === null) return [];
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(options))
+    secrets.push(...secretsOfOptions(value, sensitive || sensitiveName.test(name), depth + 1));
   return secrets;
 }
 

@@ -2,6 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { awsFrame } from '../../src/framing/aws-event-stream.test-helper.ts';
+import { mockUpstreamApiKey, recognizeRequest } from './mock-upstream-routes.ts';
+import { answerTokenRequest, isTokenRequest, type TokenRequest } from './mock-upstream-tokens.ts';
 
 /**
  * The only fake in the test suite: an upstream model provider replaying the recorded fixtures that sit beside each
@@ -21,6 +24,8 @@ export interface MockUpstream {
   requests: RecordedRequest[];
   /** Streams whose client went away before the mock finished sending. */
   abortedStreams: number;
+  /** Token requests its OAuth endpoints answered (Google's JWT bearer grant, Entra's client credentials). */
+  tokenRequests: TokenRequest[];
   close(): Promise<void>;
 }
 
@@ -31,8 +36,7 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
 }
 
-/** The API key the mock accepts; configure deployments with it. */
-export const mockUpstreamApiKey = 'sk-mock-upstream';
+export { mockAwsAccessKeyId, mockUpstreamApiKey } from './mock-upstream-routes.ts';
 
 const providersDirectory = fileURLToPath(new URL('../../providers/', import.meta.url));
 
@@ -57,9 +61,41 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function sendJson(response: ServerResponse, status: number, body: string): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '7' } : {}) });
+function sendJson(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    ...(status === 429 ? { 'retry-after': '7' } : {}),
+    ...headers,
+  });
   response.end(body);
+}
+
+/** The response headers a recorded error comes with (`__fixtures__/error-headers.json`: case -> headers), if any. */
+function errorHeaders(provider: string, name: string): Record<string, string> {
+  const recorded = fixture(provider, 'error-headers.json');
+  if (recorded === undefined) return {};
+  return (JSON.parse(recorded) as Record<string, Record<string, string>>)[name] ?? {};
+}
+
+/**
+ * A recorded AWS event stream (`<case>.events.json`, `[{eventType | exceptionType, payload}]`) as the binary messages
+ * Bedrock sends, in one body.
+ */
+function answerEventStream(response: ServerResponse, recorded: string | undefined, model: string): void {
+  if (recorded === undefined) {
+    sendJson(response, 404, JSON.stringify({ message: `mock: no event-stream fixture ${model}` }));
+    return;
+  }
+  const events = JSON.parse(recorded) as { eventType?: string; exceptionType?: string; payload: unknown }[];
+  response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+  for (const event of events) {
+    const frame =
+      event.exceptionType === undefined
+        ? awsFrame('event', event.eventType ?? '', JSON.stringify(event.payload))
+        : awsFrame('exception', event.exceptionType, JSON.stringify(event.payload));
+    response.write(frame);
+  }
+  response.end();
 }
 
 /** SSE events of a recorded `.chunks.txt` file, each with its trailing blank line. */
@@ -107,12 +143,16 @@ function answerStoredResponse(request: IncomingMessage, response: ServerResponse
 
 /** Starts the mock on a free loopback port. */
 export async function startMockUpstream(): Promise<MockUpstream> {
-  const state = { requests: [] as RecordedRequest[], abortedStreams: 0 };
+  const state = { requests: [] as RecordedRequest[], abortedStreams: 0, tokenRequests: [] as TokenRequest[] };
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer(async (request, response) => {
     const text = await readBody(request);
     if (request.method === 'GET' || request.method === 'DELETE') {
       answerStoredResponse(request, response, state.requests);
+      return;
+    }
+    if (isTokenRequest(request.url ?? '/')) {
+      answerTokenRequest(request, text, response, state);
       return;
     }
     let body: Record<string, unknown>;
@@ -130,25 +170,14 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     }
     const path = (request.url ?? '/').split('?')[0] as string;
     state.requests.push({ path, headers: request.headers, body });
-    const provider =
-      path.endsWith('/messages') || path.endsWith('/messages/count_tokens')
-        ? 'anthropic'
-        : path === '/v1/completions'
-          ? 'completions'
-          : path === '/v1/responses'
-            ? 'responses'
-            : 'openai-compatible';
-    const presented =
-      provider === 'anthropic' ? request.headers['x-api-key'] : request.headers.authorization?.replace(/^Bearer /, '');
-    if (presented !== mockUpstreamApiKey) {
-      sendJson(
-        response,
-        401,
-        fixture(provider === 'anthropic' ? provider : 'openai-compatible', 'error-401.json') ?? '{}',
-      );
+    const recognized = recognizeRequest(request.url ?? '/', request.headers, body);
+    const provider = recognized.fixtures;
+    if (!recognized.authorized) {
+      const [folder = '', name = ''] = recognized.unauthorizedFixture.split('/');
+      sendJson(response, Number(/error-(\d{3})/.exec(name)?.[1] ?? 401), fixture(folder, `${name}.json`) ?? '{}');
       return;
     }
-    let model = String(body.model);
+    let model = recognized.model;
     if (path.endsWith('/messages/count_tokens')) {
       // Anthropic's answer shape; the count is the mock's own (the request's JSON length), so tests can tell it apart.
       if (model.startsWith('error-'))
@@ -156,7 +185,6 @@ export async function startMockUpstream(): Promise<MockUpstream> {
       else sendJson(response, 200, JSON.stringify({ input_tokens: text.length }));
       return;
     }
-    if (path.endsWith('/embeddings')) model = 'embeddings';
     if (model === 'hang') {
       hanging.add(response);
       response.once('close', () => hanging.delete(response));
@@ -166,10 +194,19 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     const broken = model === 'broken-stream';
     if (slow || broken) model = 'text';
     if (model.startsWith('error-')) {
-      sendJson(response, Number(model.slice(6, 9)), fixture(provider, `${model}.json`) ?? '{}');
+      sendJson(
+        response,
+        Number(model.slice(6, 9)),
+        fixture(provider, `${model}.json`) ?? '{}',
+        errorHeaders(provider, model),
+      );
       return;
     }
-    if (body.stream === true) {
+    if (recognized.stream) {
+      if (recognized.framing === 'aws-event-stream') {
+        answerEventStream(response, fixture(provider, `${model}.events.json`), model);
+        return;
+      }
       const chunks = fixture(provider, `${model}.chunks.txt`);
       if (chunks === undefined) {
         sendJson(
@@ -233,6 +270,9 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     },
     get abortedStreams() {
       return state.abortedStreams;
+    },
+    get tokenRequests() {
+      return state.tokenRequests;
     },
     async close() {
       for (const response of hanging) response.destroy();
