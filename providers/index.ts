@@ -1,6 +1,12 @@
 import type { ProviderRegistry } from '../src/canonical/index.ts';
 import { anthropicTranslator } from './anthropic/index.ts';
-import { openAICompatiblePresets, openAICompatibleTranslator } from './openai-compatible/index.ts';
+import { builtinPresets } from './builtin-presets.ts';
+import { azureOpenAITranslator } from './azure/index.ts';
+import { bedrockTranslator } from './bedrock/index.ts';
+import { cohereTranslator } from './cohere/index.ts';
+import { geminiTranslator } from './gemini/index.ts';
+import { openAICompatibleTranslator } from './openai-compatible/index.ts';
+import { vertexAnthropicTranslator, vertexGeminiTranslator } from './vertex/index.ts';
 
 /**
  * The providers torii ships with: one translator per API format, plus config-only presets that name a translator,
@@ -19,16 +25,15 @@ export const builtinProviders: ProviderRegistry = {
   translators: {
     'openai-compatible': openAICompatibleTranslator,
     anthropic: anthropicTranslator,
+    gemini: geminiTranslator,
+    vertex: vertexGeminiTranslator,
+    'vertex-anthropic': vertexAnthropicTranslator,
+    bedrock: bedrockTranslator,
+    'azure-openai': azureOpenAITranslator,
+    cohere: cohereTranslator,
   },
-  presets: {
-    // OpenAI first: the embedded default's groups keep the order they always had (OpenAI's, then Anthropic's, ...).
-    openai: openAICompatiblePresets.openai!,
-    anthropic: {
-      translator: 'anthropic',
-      baseURL: 'https://api.anthropic.com/v1',
-      apiKeyEnvironmentVariable: 'ANTHROPIC_API_KEY',
-      models: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
-    },
-    ...openAICompatiblePresets,
-  },
+  presets: builtinPresets,
 };
+
+export { builtinPresets } from './builtin-presets.ts';
+export { loadBuiltinProviders } from './lazy-providers.ts';

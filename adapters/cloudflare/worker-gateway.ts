@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { builtinProviders } from '../../providers/index.ts';
+import { loadBuiltinProviders } from '../../providers/lazy-providers.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
@@ -82,6 +82,9 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     throw new ConfigError(['TORII_MASTER_KEY: not set; add it with `wrangler secret put TORII_MASTER_KEY`']);
   }
   const config = readConfig(environment);
+  // Only the translators the config names are loaded (each provider beyond OpenAI-compatible and Anthropic is its
+  // own chunk), so a Worker pays for the providers it uses.
+  const builtinProviders = await loadBuiltinProviders(config);
   const settings = readWorkerAccountingSettings(environment);
   const circuits = openWorkerCircuits(environment);
   const routing = circuits === undefined ? {} : { routing: { circuitBus: circuits } };

@@ -32,7 +32,16 @@ describe('openAICompatiblePresets', () => {
 
 describe('builtinProviders', () => {
   it('registers each translator under its own id', () => {
-    expect(Object.keys(builtinProviders.translators).sort()).toEqual(['anthropic', 'openai-compatible']);
+    expect(Object.keys(builtinProviders.translators).sort()).toEqual([
+      'anthropic',
+      'azure-openai',
+      'bedrock',
+      'cohere',
+      'gemini',
+      'openai-compatible',
+      'vertex',
+      'vertex-anthropic',
+    ]);
     for (const [id, translator] of Object.entries(builtinProviders.translators)) expect(translator.id).toBe(id);
   });
 

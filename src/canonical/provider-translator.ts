@@ -102,14 +102,14 @@ export interface ProviderTranslator {
    * core has made its edits (upstream model name, `stream_options.include_usage`); the translator adds the URL,
    * credentials and headers. `clientHeaders` are the protocol headers the client sent that the dialect forwards
    * (`anthropic-version`, `anthropic-beta`); the config's headers still win over them. Required when `nativeDialects`
-   * is not empty.
+   * is not empty. May be async (a token fetch); the pipeline awaits only a promise.
    */
   buildNativeRequest?(
     dialect: ClientDialectId,
     body: Record<string, unknown>,
     target: UpstreamTarget,
     clientHeaders?: Readonly<Record<string, string>>,
-  ): UpstreamRequest;
+  ): UpstreamRequest | Promise<UpstreamRequest>;
   /** Builds the upstream chat request. May be async (request signing). Throws a 400 GatewayError for requests the upstream cannot express. */
   buildChatRequest(request: CanonicalChatRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
   /** Reads a parsed, successful, non-streamed chat response. */
@@ -128,9 +128,10 @@ export interface ProviderTranslator {
   validateOptions?(options: Record<string, unknown>): string[];
   /**
    * A cheap request that says whether a deployment answers at all, for the optional background health checks
-   * (`healthCheck` in the config): a model list rather than a billed completion. Without it no check runs.
+   * (`healthCheck` in the config): a model list rather than a billed completion. Without it no check runs. May be
+   * async (a token fetch); a failure to build it fails the check.
    */
-  buildHealthCheckRequest?(target: UpstreamTarget): UpstreamRequest;
+  buildHealthCheckRequest?(target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
   /**
    * Maps an upstream error response to a GatewayError, keeping the upstream's message. `body` is the parsed JSON
    * when the body was JSON, otherwise its text.

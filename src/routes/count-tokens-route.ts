@@ -60,7 +60,7 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
     if (choice === undefined || !deployment.nativeDialects.has('anthropic-count-tokens')) return await countLocally();
     const headers = pickHeaders(raw.headers, anthropicMessagesDialect.forwardedHeaders);
     // resolveModelGroups admits native dialects only for translators that build native requests.
-    const upstreamRequest = translator.buildNativeRequest!(
+    const upstreamRequest = await translator.buildNativeRequest!(
       'anthropic-count-tokens',
       { ...body, model: target.model },
       target,

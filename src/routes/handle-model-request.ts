@@ -155,7 +155,9 @@ async function passThrough<Request, Canonical, Answer>(
   const { translator, target } = deployment;
   // resolveModelGroups admits native dialects only for translators that build native requests.
   const upstreamBody = dialect.nativeBody(request, body, target);
-  const upstreamRequest = translator.buildNativeRequest!(dialect.id, upstreamBody, target, routed.forwardedHeaders);
+  const built = translator.buildNativeRequest!(dialect.id, upstreamBody, target, routed.forwardedHeaders);
+  // Awaited only when the translator needs to (a token fetch): the common synchronous build costs no microtask.
+  const upstreamRequest = built instanceof Promise ? await built : built;
   const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
   if (record.stream && dialect.createNativeStreamTap !== undefined) {
     const source = await requireEventStream(response, routed);
@@ -230,6 +232,7 @@ async function translate<Request, Canonical, Answer>(
   const answer = operation.parseAnswer(
     translator,
     parseUpstreamAnswer(text, target.providerName, dependencies.jsonLimits),
+    target,
   );
   record.usage = operation.usageOf(answer);
   const rendered = dialect.renderResponse(answer, request);

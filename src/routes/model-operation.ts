@@ -29,7 +29,8 @@ export interface ModelOperation<Canonical, Answer> {
     target: UpstreamTarget,
     featureParameters: Readonly<Record<CanonicalChatFeature, string>>,
   ): UpstreamRequest | Promise<UpstreamRequest>;
-  parseAnswer(translator: ProviderTranslator, body: unknown): Answer;
+  /** Reads a successful upstream body; an answer that names no model (Cohere's) names the deployment's upstream model. */
+  parseAnswer(translator: ProviderTranslator, body: unknown, target: UpstreamTarget): Answer;
   usageOf(answer: Answer): CanonicalUsage | undefined;
   /** The translator's stream reducer, for operations that stream. */
   streamReducer?(translator: ProviderTranslator): ChatStreamReducer;
@@ -50,7 +51,10 @@ export const chatOperation: ModelOperation<CanonicalChatRequest, CanonicalChatRe
     }
     return translator.buildChatRequest(canonical, target);
   },
-  parseAnswer: (translator, body) => translator.parseChatResponse(body),
+  parseAnswer(translator, body, target) {
+    const answer = translator.parseChatResponse(body);
+    return answer.model === '' ? { ...answer, model: target.model } : answer;
+  },
   usageOf: (answer) => answer.usage,
   streamReducer: (translator) => translator.chatStream,
 };
@@ -69,6 +73,9 @@ export const embeddingsOperation: ModelOperation<CanonicalEmbeddingsRequest, Can
     return translator.buildEmbeddingsRequest(canonical, target);
   },
   // buildRequest refused translators without the verb, so parsing is reached only when it exists.
-  parseAnswer: (translator, body) => translator.parseEmbeddingsResponse!(body),
+  parseAnswer(translator, body, target) {
+    const answer = translator.parseEmbeddingsResponse!(body);
+    return answer.model === '' ? { ...answer, model: target.model } : answer;
+  },
   usageOf: (answer) => answer.usage,
 };

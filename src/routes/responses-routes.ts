@@ -52,7 +52,7 @@ async function askNativeDeployment(
   record.modelGroup = stored.modelGroup;
   record.deployment = deployment;
   record.provider = deployment.target.providerName;
-  const create = deployment.translator.buildNativeRequest('openai-responses', {}, deployment.target);
+  const create = await deployment.translator.buildNativeRequest('openai-responses', {}, deployment.target);
   const { 'content-type': _contentType, ...headers } = create.headers;
   const request: UpstreamRequest = {
     url: `${create.url}/${encodeURIComponent(stored.id)}${suffix}${query}`,

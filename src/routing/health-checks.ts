@@ -17,9 +17,10 @@ async function checkOnce(
   timeoutMs: number,
   services: Pick<GatewayServices, 'upstreamFetch'>,
 ): Promise<boolean> {
-  const request = deployment.translator.buildHealthCheckRequest?.(deployment.target);
-  if (request === undefined) return true;
   try {
+    // May wait for a token (Azure's Entra ID, Vertex AI's service account); a failure to get one fails the check.
+    const request = await deployment.translator.buildHealthCheckRequest?.(deployment.target);
+    if (request === undefined) return true;
     const response = await services.upstreamFetch(request.url, {
       method: request.method,
       headers: request.headers,

@@ -6,13 +6,25 @@ import { builtinProviders } from '../../providers/index.ts';
 
 const presets = Object.entries(builtinProviders.presets);
 
+/**
+ * The options a deployment of a cloud translator cannot do without (where the service lives), by translator id:
+ * Vertex AI's project and location, Bedrock's region. Every other translator needs none.
+ */
+const requiredOptions: Record<string, Record<string, unknown>> = {
+  vertex: { project: 'conformance-project', location: 'us-central1' },
+  'vertex-anthropic': { project: 'conformance-project', location: 'us-central1' },
+  bedrock: { region: 'us-east-1' },
+};
+
 /** One deployment of preset `name`, with a base URL only where the preset has none. */
 function deploymentOf(name: string, preset: (typeof builtinProviders.presets)[string]) {
+  const options = requiredOptions[preset.translator];
   return {
     provider: name,
     model: 'conformance-model',
     apiKey: 'sk-conformance',
     ...(preset.baseURL === undefined ? { baseURL: 'http://127.0.0.1:9/v1' } : {}),
+    ...(options === undefined ? {} : { options }),
   };
 }
 
@@ -25,7 +37,8 @@ describe.each(presets)('preset %s', (name, preset) => {
   });
 
   it('has a base URL a deployment can use (https for hosted services), and a key variable when it needs a key', () => {
-    if (preset.baseURL !== undefined) {
+    // An empty base URL is derived by the translator from the options (Bedrock's regional endpoint).
+    if (preset.baseURL !== undefined && preset.baseURL !== '') {
       expect(preset.baseURL).not.toMatch(/\/$/);
       expect(() => new URL(preset.baseURL!)).not.toThrow();
       if (preset.keyOptional !== true) expect(preset.baseURL).toMatch(/^https:\/\//);
@@ -44,7 +57,7 @@ describe.each(presets)('preset %s', (name, preset) => {
       builtinProviders,
     );
     const [deployment] = groups.get('plain')!.deployments;
-    expect(deployment!.target.options).toMatchObject(preset.options ?? {});
+    expect(deployment!.target.options).toMatchObject({ ...preset.options, ...requiredOptions[preset.translator] });
     expect(deployment!.target.headers).toEqual(preset.headers ?? {});
     const request = await deployment!.translator.buildChatRequest(
       {
@@ -55,7 +68,12 @@ describe.each(presets)('preset %s', (name, preset) => {
       },
       deployment!.target,
     );
-    expect(request.url.startsWith(deployment!.target.baseURL)).toBe(true);
+    // The request goes to the base URL, or (Vertex AI) to the regional host under the base URL's host.
+    const baseURL = deployment!.target.baseURL;
+    if (baseURL !== '') {
+      const sent = new URL(request.url);
+      expect(request.url.startsWith(baseURL) || sent.hostname.endsWith(`-${new URL(baseURL).hostname}`)).toBe(true);
+    }
     expect(JSON.stringify(request.headers)).toContain('sk-conformance');
     for (const [header, value] of Object.entries(preset.headers ?? {})) {
       expect(Object.entries(request.headers).find(([key]) => key.toLowerCase() === header.toLowerCase())?.[1]).toBe(

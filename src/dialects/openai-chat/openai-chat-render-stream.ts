@@ -55,7 +55,8 @@ export function renderOpenAIStreamPart(state: OpenAIChunkRendererState, part: Ca
   switch (part.type) {
     case 'response-start':
       state.id = part.id;
-      state.model = part.model;
+      // An upstream whose stream names no model (Cohere's) keeps the fallback: the deployment's model.
+      if (part.model !== '') state.model = part.model;
       state.created = part.created;
       return [];
     case 'text-delta':

@@ -42,6 +42,7 @@ export const openAIEmbeddingsDialect: ClientDialect<
   toCanonical: openAIEmbeddingsToCanonical,
   nativeBody: (_request, body, target) => ({ ...body, model: target.model }),
   checkNativeAnswer: checkOpenAIAnswer,
-  renderResponse: (answer) => JSON.stringify(renderOpenAIEmbeddingsResponse(answer)),
+  renderResponse: (answer, request) =>
+    JSON.stringify(renderOpenAIEmbeddingsResponse(answer, request.encoding_format ?? 'float')),
   renderStreamBreak: renderOpenAIStreamBreak,
 };

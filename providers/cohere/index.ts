@@ -1,0 +1,13 @@
+export { cohereTranslator } from './cohere-translator.ts';
+export { buildCohereChatRequest, buildCohereHealthCheckRequest } from './cohere-request.ts';
+export type { CohereChatRequestBody, CohereThinking, CohereTool } from './cohere-request.ts';
+export type { CohereRequestMessage, CohereToolCall, CohereUserContentBlock } from './cohere-request-messages.ts';
+export { parseCohereChatResponse } from './cohere-response.ts';
+export { cohereChatStream } from './cohere-stream.ts';
+export type { CohereStreamState } from './cohere-stream.ts';
+export { buildCohereEmbeddingsRequest, parseCohereEmbeddingsResponse } from './cohere-embeddings.ts';
+export type { CohereEmbedRequestBody } from './cohere-embeddings.ts';
+export { cohereErrorMapper, mapCohereError } from './cohere-error.ts';
+export { cohereOptionsSchema, defaultCohereEmbeddingInputType, validateCohereOptions } from './cohere-options.ts';
+export type { CohereOptions } from './cohere-options.ts';
+export { toCanonicalCohereUsage } from './cohere-usage.ts';
