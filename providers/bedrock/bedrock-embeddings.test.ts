@@ -94,4 +94,22 @@ describe('Bedrock embeddings', () => {
       expect.objectContaining({ status: 502, code: 'upstream_invalid_response' }) as Error,
     );
   });
+
+  it('sends Titan G1 its inputText alone, and refuses the multimodal Titan', () => {
+    expect(
+      toInvokeEmbeddingsBody({ model: 'e', input: ['hi'] }, 'amazon.titan-embed-text-v1', 'search_document'),
+    ).toEqual({
+      inputText: 'hi',
+    });
+    expect(() =>
+      toInvokeEmbeddingsBody(
+        { model: 'e', input: ['hi'], dimensions: 256 },
+        'amazon.titan-embed-text-v1',
+        'search_document',
+      ),
+    ).toThrow('fixed output size');
+    expect(() => toInvokeEmbeddingsBody({ model: 'e', input: ['hi'] }, 'amazon.titan-embed-image-v1', 'x')).toThrow(
+      'Multimodal',
+    );
+  });
 });

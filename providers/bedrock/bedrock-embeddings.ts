@@ -34,7 +34,8 @@ export function bedrockEmbeddingFamily(model: string): BedrockEmbeddingFamily | 
 
 /**
  * Builds Bedrock's `POST /model/{modelId}/invoke` for an embedding model, the body chosen by the model id:
- * - Titan (`amazon.titan-embed-text-v2:0`, `amazon.titan-embed-text-v1`): `{inputText, dimensions?, normalize: true}`.
+ * - Titan (`amazon.titan-embed-text-v2:0`): `{inputText, dimensions?, normalize: true}`; G1 (`amazon.titan-embed-text-v1`):
+ *   `{inputText}` only.
  *   Titan embeds ONE text per call and the translator builds one request, so more than one input is a 400 naming
  *   `input` (send one text per request, or use a Cohere model). `dimensions` must be 256, 512 or 1024 (V2).
  * - Cohere Embed v3 (`cohere.embed-english-v3`, `cohere.embed-multilingual-v3`): `{texts, input_type}` with up to 96
@@ -89,11 +90,28 @@ export function toInvokeEmbeddingsBody(
   });
   if (texts.length === 0) throw invalidRequest('There is no input to embed.', 'input');
   if (family === 'titan') {
+    // Titan Text Embeddings G1 (`amazon.titan-embed-text-v1`) takes `inputText` only; `dimensions` and `normalize` are
+    // V2's. The multimodal Titan models take images, which this text embeddings request cannot carry.
+    if (/titan-embed-image/.test(model)) {
+      throw invalidRequest(
+        'Amazon Titan Multimodal Embeddings is not served through this text embeddings API.',
+        'model',
+      );
+    }
+    const firstGeneration = /titan-embed-text-v1/.test(model);
     if (texts.length > 1) {
       throw invalidRequest(
         `Amazon Titan embeds one text per request on Bedrock; this request has ${texts.length}. Send them one at a time.`,
         'input',
       );
+    }
+    if (firstGeneration) {
+      if (request.dimensions !== undefined)
+        throw invalidRequest(
+          'Amazon Titan Text Embeddings G1 has a fixed output size; leave dimensions out.',
+          'dimensions',
+        );
+      return { inputText: texts[0] };
     }
     if (request.dimensions !== undefined && !titanDimensions.includes(request.dimensions)) {
       throw invalidRequest('Amazon Titan Text Embeddings V2 takes dimensions of 256, 512 or 1024.', 'dimensions');

@@ -34,4 +34,14 @@ describe('mapBedrockError', () => {
     expect(mapBedrockError(429, { message: 'Too many requests' }, headers).headers).toEqual({ 'retry-after': '3' });
     expect(mapBedrockError(502, 'Bad Gateway', new Headers())).toMatchObject({ status: 502, message: 'Bad Gateway' });
   });
+
+  it('cuts the signed request AWS echoes on a signature mismatch: its headers hold the session token', () => {
+    const message =
+      "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.\n\nThe Canonical String for this request should have been\n'POST\n/model/x/converse\n\nhost:bedrock-runtime.us-east-1.amazonaws.com\nx-amz-security-token:IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN\n'\n\nThe String-to-Sign should have been\n'AWS4-HMAC-SHA256\n'";
+    const headers = new Headers({ 'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/' });
+    const error = mapBedrockError(403, { message }, headers);
+    expect(error.message).toContain('The request signature we calculated does not match');
+    expect(error.message).not.toContain('IQoJb3JpZ2lu');
+    expect(JSON.stringify(error.upstreamBody)).not.toContain('IQoJb3JpZ2lu');
+  });
 });

@@ -44,6 +44,22 @@ export const bedrockErrorMapper = createUpstreamErrorMapper({
 });
 
 /**
+ * AWS answers a signature mismatch with the canonical request and string-to-sign it expected, which list every signed
+ * header's value: a session token (`x-amz-security-token`) and the config's own headers among them. Neither the
+ * client nor a log may see that part, so the message is cut where it begins.
+ */
+function withoutSignedRequest(body: unknown): unknown {
+  const cut = (text: string) =>
+    text.split(/\s*The (?:Canonical String|String-to-Sign) for this request should have been/)[0]!;
+  if (typeof body === 'string') return cut(body);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const record = body as Record<string, unknown>;
+  const copy: Record<string, unknown> = { ...record };
+  for (const field of ['message', 'Message']) if (typeof record[field] === 'string') copy[field] = cut(record[field]);
+  return copy;
+}
+
+/**
  * Maps a Bedrock error answer to a GatewayError that keeps Bedrock's message. The type from `x-amzn-errortype`
  * (the part before `:`) is added to a JSON object body as `__type` when the body has none, then the declared mapping
  * applies (see {@link bedrockErrorMapper}).
@@ -53,7 +69,8 @@ export const bedrockErrorMapper = createUpstreamErrorMapper({
  *   new Headers({ 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }));
  * // GatewayError { status: 400, type: 'invalid_request_error', message: 'Input is too long for requested model.' }
  */
-export function mapBedrockError(status: number, body: unknown, headers: Headers): GatewayError {
+export function mapBedrockError(status: number, received: unknown, headers: Headers): GatewayError {
+  const body = withoutSignedRequest(received);
   const errorType = headers.get('x-amzn-errortype')?.split(':')[0]?.trim();
   const typed =
     errorType !== undefined &&

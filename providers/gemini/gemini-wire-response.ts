@@ -27,7 +27,8 @@ export const geminiUsageMetadataSchema = z.object({
 
 /** One candidate of a Gemini answer. */
 export const geminiCandidateSchema = z.object({
-  index: z.nullish(z.number()),
+  // Candidates are few (`candidateCount` is at most 8): an index outside 0-63 is a broken answer, not state to keep.
+  index: z.nullish(z.int().check(z.gte(0), z.lte(63))),
   content: z.nullish(z.object({ role: z.nullish(z.string()), parts: z.nullish(z.array(geminiResponsePartSchema)) })),
   finishReason: z.nullish(z.string()),
 });

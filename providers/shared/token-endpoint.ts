@@ -81,6 +81,28 @@ function expiresInSeconds(value: number | string): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
+/** A token endpoint's answer is a small JSON object; anything longer than this is refused, not buffered. */
+const largestTokenResponseBytes = 64 * 1024;
+
+/** The body's text, read until `limit` bytes; a longer body is cancelled and fails the fetch. */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`its answer is longer than ${limit} bytes`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 /**
  * POSTs a form to an OAuth token URL and reads `{access_token, expires_in, token_type}`. Every failure (an error
  * status with the endpoint's `error`/`error_description`, a network error, a timeout, a malformed answer, a non-Bearer
@@ -112,7 +134,7 @@ export async function requestAccessToken(request: TokenEndpointRequest): Promise
       body: new URLSearchParams(request.form).toString(),
       signal: AbortSignal.timeout(request.timeoutMs ?? tokenEndpointTimeoutMs),
     });
-    text = await response.text();
+    text = await boundedText(response, largestTokenResponseBytes);
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     throw authenticationFailure(

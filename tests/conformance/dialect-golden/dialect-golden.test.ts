@@ -90,8 +90,10 @@ describe.each(goldenDialects.map((entry) => [entry.id, entry] as const))('client
         const streamed = entry.reassembler.fromStream((await renderStream(providerCase, entry)).text);
         const whole = entry.reassembler.fromResponse(renderAnswer(providerCase, entry).text);
         expect(comparable(streamed)).toEqual(comparable(whole));
-        // Not vacuous: every recorded case answers something.
-        expect(whole.text.length + whole.toolCalls.length).toBeGreaterThan(0);
+        // Not vacuous: every recorded case answers something, but for an answer withheld by a content filter.
+        const [choice] = providerCase.translator.parseChatResponse(JSON.parse(providerCase.json)).choices;
+        if (choice?.finishReason.unified !== 'content-filter')
+          expect(whole.text.length + whole.toolCalls.length).toBeGreaterThan(0);
       });
 
       it(`a '${entry.toolCallsStopReason}' stop comes with tool calls, streamed and not`, async () => {

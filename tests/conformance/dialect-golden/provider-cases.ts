@@ -14,7 +14,7 @@ const providersFolder = new URL('../../../providers/', import.meta.url);
 
 /** One recorded case of one provider. */
 export interface ProviderCase {
-  /** The provider's folder, which is also its translator's id. */
+  /** The provider's folder: its translator's id, or the name of the preset that uses it. */
   provider: string;
   /** The fixture's name without extension (`text`, `tools` ...). */
   name: string;
@@ -44,7 +44,10 @@ export function discoverProviderCases(): ProviderCase[] {
       .filter((name) => existsSync(new URL(`${name}.chunks.txt`, fixtures)))
       .sort();
     if (names.length === 0) continue;
-    const translator = builtinProviders.translators[provider];
+    // The folder is the translator's id, or a preset's name (`azure` for the `azure-openai` translator).
+    const translator =
+      builtinProviders.translators[provider] ??
+      builtinProviders.translators[builtinProviders.presets[provider]?.translator ?? ''];
     if (translator === undefined) throw new Error(`providers/${provider} has fixtures but no translator '${provider}'`);
     for (const name of names) {
       cases.push({
@@ -75,7 +78,9 @@ function clockSeconds(): number {
 /** The non-streamed path: fixture JSON -> `translator.parseChatResponse` -> `dialect.renderResponse`. */
 export function renderAnswer(providerCase: ProviderCase, entry: DialectEntry): Rendered {
   const from = clockSeconds();
-  const answer: CanonicalChatResponse = providerCase.translator.parseChatResponse(JSON.parse(providerCase.json));
+  const parsed: CanonicalChatResponse = providerCase.translator.parseChatResponse(JSON.parse(providerCase.json));
+  // As the pipeline does (chatOperation.parseAnswer): an answer that names no model (Cohere's) names the deployment's.
+  const answer = parsed.model === '' ? { ...parsed, model: goldenRendererContext.fallbackModel } : parsed;
   const text = entry.renderResponse(answer);
   return { text, clock: { from, to: clockSeconds() } };
 }
