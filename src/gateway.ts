@@ -14,6 +14,7 @@ import type { GatewayConfig } from './config/config-schema.ts';
 import { GatewayError, renderError, type ErrorDialect } from './errors.ts';
 import { anthropicMessagesDialect } from './dialects/anthropic-messages/anthropic-messages-dialect.ts';
 import { resolveModelGroups } from './routing/resolve-model-groups.ts';
+import type { PriceTable } from './usage/price-model.ts';
 import { openAIChatDialect } from './dialects/openai-chat/openai-chat-dialect.ts';
 import { openAIEmbeddingsDialect } from './dialects/openai-embeddings/openai-embeddings-dialect.ts';
 import { openAICompletionsDialect } from './dialects/openai-completions/openai-completions-dialect.ts';
@@ -47,6 +48,11 @@ export interface GatewayOptions {
   config: GatewayConfig;
   /** The provider translators and presets; the package entry point passes the built-in ones. */
   providers: ProviderRegistry;
+  /**
+   * Model prices for the usage ledger and budgets: the adapters pass the bundled table (src/usage/price-table.ts; the
+   * Worker loads it on demand, outside its start-up bundle). Without it only deployments' own `pricing` costs anything.
+   */
+  priceTable?: PriceTable;
   /** Who may call: the master-key authenticator, or the virtual-key one. */
   authenticator: Authenticator;
   /** Runtime services; anything omitted gets its Web-standard default. */
@@ -135,7 +141,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
     ...(options.services?.tokenCounter ? { tokenCounter: options.services.tokenCounter } : {}),
   };
-  const modelGroups = resolveModelGroups(options.config, options.providers);
+  const modelGroups = resolveModelGroups(options.config, options.providers, options.priceTable);
   const dependencies: RouteDependencies = {
     services,
     authenticator: options.authenticator,

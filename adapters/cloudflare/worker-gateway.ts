@@ -85,6 +85,8 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   // Only the translators the config names are loaded (each provider beyond OpenAI-compatible and Anthropic is its
   // own chunk), so a Worker pays for the providers it uses.
   const builtinProviders = await loadBuiltinProviders(config);
+  // The price table (~50 KB) is its own chunk too: evaluated once per isolate, not part of the start-up bundle.
+  const { bundledPriceTable: priceTable } = await import('../../src/usage/price-table.ts');
   const settings = readWorkerAccountingSettings(environment);
   const circuits = openWorkerCircuits(environment);
   const routing = circuits === undefined ? {} : { routing: { circuitBus: circuits } };
@@ -97,6 +99,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     const app = createGateway({
       config,
       providers: builtinProviders,
+      priceTable,
       authenticator: createMasterKeyAuthenticator(masterKey),
       services,
       secrets,
@@ -109,6 +112,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   const app = createGateway({
     config,
     providers: builtinProviders,
+    priceTable,
     authenticator: accounting.authenticator,
     accounting: accounting.accounting,
     administration: accounting.administration,

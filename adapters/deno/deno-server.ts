@@ -1,5 +1,6 @@
 /// <reference lib="deno.ns" />
 import { builtinProviders } from '../../providers/index.ts';
+import { bundledPriceTable } from '../../src/usage/price-table.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { runtimeSecrets } from '../shared/runtime-secrets.ts';
@@ -69,6 +70,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
   const app = createGateway({
     config,
     providers: builtinProviders,
+    priceTable: bundledPriceTable,
     authenticator: accounting?.authenticator ?? createMasterKeyAuthenticator(masterKey.key),
     secrets: runtimeSecrets(environment, masterKey.key),
     ...(accounting === undefined

@@ -1,5 +1,7 @@
 import type { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
+import type { PriceTable } from '../../src/usage/price-model.ts';
+import { bundledPriceTable } from '../../src/usage/price-table.ts';
 import type { AssembledAccounting } from '../../src/accounting/accounting-assembly.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import type { Authenticator } from '../../src/auth/authenticator.ts';
@@ -18,8 +20,10 @@ export interface LibraryGatewayOptions {
   authenticator?: Authenticator;
   /** Values for `${NAME}` references in the config (e.g. `process.env`, or a Worker's `env`). */
   environment?: Record<string, string | undefined>;
-  /** Providers; defaults to the built-in ones (OpenAI-compatible presets and Anthropic). */
+  /** Providers; defaults to the built-in ones (OpenAI-compatible presets, Anthropic and the cloud providers). */
   providers?: ProviderRegistry;
+  /** Model prices for the usage ledger and budgets; defaults to the bundled table (generated from a maintained catalogue). */
+  priceTable?: PriceTable;
   /** Runtime services; defaults to the global fetch and no metrics. */
   services?: Partial<GatewayServices>;
   /**
@@ -91,6 +95,7 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
   return createCoreGateway({
     config: parseGatewayConfig(config, options.environment ?? {}),
     providers: options.providers ?? builtinProviders,
+    priceTable: options.priceTable ?? bundledPriceTable,
     authenticator,
     ...(options.masterKey === undefined ? {} : { secrets: [options.masterKey] }),
     ...(options.services ? { services: options.services } : {}),

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
+import { bundledPriceTable } from '../../src/usage/price-table.ts';
 import { assembleAccounting } from '../../src/accounting/accounting-assembly.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { createGateway } from '../../src/gateway.ts';
@@ -82,6 +83,7 @@ export async function createNodeGateway(
   const app = createGateway({
     config,
     providers: builtinProviders,
+    priceTable: bundledPriceTable,
     authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey),
     secrets: runtimeSecrets(environment, options.masterKey),
     ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),

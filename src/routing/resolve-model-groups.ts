@@ -8,6 +8,7 @@ import { ConfigError } from '../config/config-error.ts';
 import type { GatewayConfig } from '../config/config-schema.ts';
 import { resolveUpstreamLimits } from '../upstream/upstream-limits.ts';
 import { lookupPrice } from '../usage/price-lookup.ts';
+import type { PriceTable } from '../usage/price-model.ts';
 import type { ModelPriceOverride } from '../usage/price-model.ts';
 import type { ResolvedDeployment, ResolvedModelGroup } from './resolved-deployment.ts';
 import { resolveCooldownPolicy, resolveRetryPolicy } from './routing-policy.ts';
@@ -82,9 +83,14 @@ function mergeHeaders(
 
 /**
  * Resolves every deployment of the config against the provider registry: the translator, the preset's base URL
- * when the config gives none, and whether a key is required. Reports every problem at once as a ConfigError.
+ * when the config gives none, whether a key is required, and each deployment's price from `priceTable` (under its
+ * `pricing`). Reports every problem at once as a ConfigError.
  */
-export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegistry): Map<string, ResolvedModelGroup> {
+export function resolveModelGroups(
+  config: GatewayConfig,
+  registry: ProviderRegistry,
+  priceTable: PriceTable = {},
+): Map<string, ResolvedModelGroup> {
   const problems: string[] = [];
   const groups = new Map<string, ResolvedModelGroup>();
   const known = [...new Set([...Object.keys(registry.presets), ...Object.keys(registry.translators)])].sort();
@@ -144,6 +150,7 @@ export function resolveModelGroups(config: GatewayConfig, registry: ProviderRegi
         // Priced once at start: the request path multiplies, it never searches the table.
         price: lookupPrice(deployment.model, {
           provider: deployment.provider,
+          table: priceTable,
           ...(override === undefined ? {} : { override }),
         })?.price,
         target: {

@@ -1,5 +1,4 @@
 import type { ModelPrice, ModelPriceOverride, PriceMatch, PriceTable } from './price-model.ts';
-import { bundledPriceTable } from './price-table.ts';
 
 /** What {@link lookupPrice} may use besides the model name. */
 export interface PriceLookupOptions {
@@ -7,7 +6,10 @@ export interface PriceLookupOptions {
   provider?: string;
   /** The deployment's `pricing`: merged over the bundled price, or used alone for a model the table does not know. */
   override?: ModelPriceOverride;
-  /** The table to search; defaults to {@link bundledPriceTable}. */
+  /**
+   * The table to search: the bundled one (src/usage/price-table.ts, which adapters load and pass in, so a Worker can
+   * keep it out of its start-up bundle), or a test's own. Without it only an override prices a model.
+   */
   table?: PriceTable;
 }
 
@@ -60,12 +62,12 @@ export function normalisedModelNames(model: string): string[] {
  *
  * @example
  * ```ts
- * lookupPrice('openai/gpt-4o-2024-08-06'); // { price: { inputPerMillion: 2.5, ... }, source: 'bundled', matchedName: 'gpt-4o' }
+ * lookupPrice('openai/gpt-4o-2024-08-06', { table: bundledPriceTable }); // { price: { inputPerMillion: 2.5, ... }, source: 'bundled', matchedName: 'gpt-4o' }
  * lookupPrice('my-finetune', { override: { inputPerMillion: 3, outputPerMillion: 12 } }); // source: 'override'
  * ```
  */
 export function lookupPrice(model: string, options: PriceLookupOptions = {}): PriceMatch | undefined {
-  const bundled = findInTable(model, options.table ?? bundledPriceTable, options.provider?.toLowerCase());
+  const bundled = findInTable(model, options.table ?? {}, options.provider?.toLowerCase());
   const override = options.override;
   if (override !== undefined && Object.keys(override).length > 0) {
     const base: ModelPrice = bundled?.price ?? { inputPerMillion: 0, outputPerMillion: 0 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import { costOf, createUnpricedModelNotices, usageCost } from './usage-cost.ts';
 import type { ModelPrice } from './price-model.ts';
+import { bundledPriceTable } from './price-table.ts';
 
 const gpt4o: ModelPrice = { inputPerMillion: 2.5, cachedInputPerMillion: 1.25, outputPerMillion: 10 };
 const sonnet: ModelPrice = {
@@ -67,9 +68,11 @@ describe('costOf', () => {
 
 describe('usageCost', () => {
   it('prices a known model through the bundled table', () => {
-    const result = usageCost('gpt-4o-2024-08-06', usage({ inputTokens: 1000, outputTokens: 100 }));
+    const result = usageCost('gpt-4o-2024-08-06', usage({ inputTokens: 1000, outputTokens: 100 }), {
+      table: bundledPriceTable,
+    });
     expect(result.priced).toBe(true);
-    expect(result.match?.matchedName).toBe('gpt-4o');
+    expect(result.match?.matchedName).toBe('gpt-4o-2024-08-06');
     expect(result.costUsd).toBeCloseTo(0.0035, 12);
   });
 

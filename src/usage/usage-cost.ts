@@ -46,7 +46,7 @@ export interface UsageCost {
  *
  * @example
  * ```ts
- * const { costUsd, priced } = usageCost('claude-sonnet-4-20250514', usage, { provider: 'anthropic' });
+ * const { costUsd, priced } = usageCost('claude-sonnet-4-20250514', usage, { provider: 'anthropic', table: bundledPriceTable });
  * if (!priced && notices.isFirst(model)) logger.warn('No price for model; its cost is recorded as 0', { model });
  * ```
  */
