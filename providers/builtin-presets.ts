@@ -33,6 +33,12 @@ export const builtinPresets: Record<string, ProviderPreset> = {
   // Bedrock: an empty base URL is `https://bedrock-runtime.{region}.amazonaws.com` for the options' region; IAM
   // credentials (access key, secret, session token) in the options, or a Bedrock API key as `apiKey`.
   bedrock: {
+    optionEnvironmentVariables: { region: 'AWS_REGION' },
+    credentialEnvironmentVariables: {
+      accessKeyId: 'AWS_ACCESS_KEY_ID',
+      secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+      sessionToken: 'AWS_SESSION_TOKEN',
+    },
     translator: 'bedrock',
     baseURL: '',
     apiKeyEnvironmentVariable: 'AWS_BEARER_TOKEN_BEDROCK',

@@ -3,6 +3,8 @@ import { loadBuiltinProviders } from '../../providers/lazy-providers.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import { withPresetEnvironment } from '../../src/config/preset-environment.ts';
+import { builtinPresets } from '../../providers/builtin-presets.ts';
 import type { GatewayConfig } from '../../src/config/config-schema.ts';
 import { parseJson } from '../../src/framing/parse-json.ts';
 import { createGateway } from '../../src/gateway.ts';
@@ -60,7 +62,8 @@ function readConfig(environment: WorkerEnvironment): GatewayConfig {
     if (!parsed.ok) throw new ConfigError([`TORII_CONFIG: not valid JSON (${parsed.error})`]);
     raw = parsed.value;
   }
-  return parseGatewayConfig(raw, stringValues(environment));
+  const values = stringValues(environment);
+  return withPresetEnvironment(parseGatewayConfig(raw, values), builtinPresets, values);
 }
 
 /**

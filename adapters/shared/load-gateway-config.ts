@@ -1,5 +1,6 @@
 import { createDefaultConfig } from '../../src/config/default-config.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import { withPresetEnvironment } from '../../src/config/preset-environment.ts';
 import type { GatewayConfig } from '../../src/config/config-schema.ts';
 import type { ProviderRegistry } from '../../src/canonical/provider-translator.ts';
 import { parseConfigText } from './parse-config-text.ts';
@@ -15,7 +16,8 @@ export interface LoadedConfig {
  * Loads the gateway config for a server runtime: the file named by `TORII_CONFIG` (YAML or JSON) when set,
  * otherwise the embedded default built from the provider keys in the environment. `readText` is the runtime's
  * file reader, so this works unchanged on Node and Deno. A file that cannot be read throws a {@link StartupError}
- * naming TORII_CONFIG; an invalid config throws a ConfigError naming each field.
+ * naming TORII_CONFIG; an invalid config throws a ConfigError naming each field. Options a preset reads from the
+ * environment (Bedrock's AWS credentials and region) are filled in where the config leaves them out.
  */
 export async function loadGatewayConfig(
   environment: Record<string, string | undefined>,
@@ -24,10 +26,8 @@ export async function loadGatewayConfig(
 ): Promise<LoadedConfig> {
   const path = environment.TORII_CONFIG;
   if (path === undefined || path === '') {
-    return {
-      config: parseGatewayConfig(createDefaultConfig(providers.presets, environment), environment),
-      source: 'embedded defaults',
-    };
+    const config = parseGatewayConfig(createDefaultConfig(providers.presets, environment), environment);
+    return { config: withPresetEnvironment(config, providers.presets, environment), source: 'embedded defaults' };
   }
   let text: string;
   try {
@@ -37,5 +37,6 @@ export async function loadGatewayConfig(
       cause: error,
     });
   }
-  return { config: parseGatewayConfig(parseConfigText(text, path), environment), source: path };
+  const config = parseGatewayConfig(parseConfigText(text, path), environment);
+  return { config: withPresetEnvironment(config, providers.presets, environment), source: path };
 }

@@ -161,6 +161,16 @@ export interface ProviderPreset {
   nativeDialects?: readonly ClientDialectId[];
   /** Provider options this preset's deployments get unless their config sets them (e.g. OpenAI's token field). */
   options?: Readonly<Record<string, unknown>>;
+  /**
+   * Options read from the environment when a deployment's config does not set them (Bedrock's `region` from
+   * `AWS_REGION`): option name -> environment variable.
+   */
+  optionEnvironmentVariables?: Readonly<Record<string, string>>;
+  /**
+   * Credential options read from the environment, all together, for a deployment that sets no `apiKey` and none of
+   * them itself (Bedrock's access key, secret and session token from `AWS_ACCESS_KEY_ID` ...).
+   */
+  credentialEnvironmentVariables?: Readonly<Record<string, string>>;
   /** Headers this preset's deployments send unless their config's `headers` sets the same name. */
   headers?: Readonly<Record<string, string>>;
   /**
