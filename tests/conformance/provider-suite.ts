@@ -158,9 +158,9 @@ export function testProvider(options: ProviderSuiteOptions): void {
       'renders for $name clients, whole and streamed, as its snapshots',
       async ({ name: api, dialect }) => {
         // As the pipeline does (chatOperation.parseAnswer): an answer that names no model names the deployment's.
-      const response = readResponse();
-      const named = response.model === '' ? { ...response, model } : response;
-      const whole = dialect.renderResponse?.(named, clientRequest(dialect, model, false));
+        const response = readResponse();
+        const named = response.model === '' ? { ...response, model } : response;
+        const whole = dialect.renderResponse?.(named, clientRequest(dialect, model, false));
         if (whole === undefined) throw new Error(`${dialect.id} renders no response`);
         const parsedWhole = parseJson(whole);
         if (!parsedWhole.ok) throw new Error(`${dialect.id} rendered no JSON: ${whole}`);
