@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { CanonicalChatRequest, UpstreamTarget } from '../../src/canonical/index.ts';
 import { isGatewayError } from '../../src/errors.ts';
 import { buildAzureChatRequest, buildAzureHealthCheckRequest, buildAzureNativeRequest } from './azure-request.ts';
+import { azureOpenAITranslator } from './azure-translator.ts';
 
 /*
  * Client credentials against a local Entra ID token endpoint: one token fetch for many concurrent first requests,
@@ -146,5 +147,17 @@ describe('Azure OpenAI with Entra ID client credentials', () => {
     ]);
     expect(calls).toHaveLength(1);
     for (const request of [native, responses, health]) expect(request.headers.authorization).toBe('Bearer token-1');
+  });
+
+  it('drops a token Azure rejected with 401, so the next request fetches a fresh one', async () => {
+    const target = servicePrincipal('tenant-rejected', 'fast');
+    const first = await buildAzureChatRequest(chatRequest, target);
+    expect(first.headers.authorization).toBe('Bearer token-1');
+    // A stale request (a token the cache no longer holds) drops nothing.
+    azureOpenAITranslator.onCredentialsRejected?.({ ...first, headers: { authorization: 'Bearer old-token' } }, target);
+    expect((await buildAzureChatRequest(chatRequest, target)).headers.authorization).toBe('Bearer token-1');
+    azureOpenAITranslator.onCredentialsRejected?.(first, target);
+    expect((await buildAzureChatRequest(chatRequest, target)).headers.authorization).toBe('Bearer token-2');
+    expect(calls).toHaveLength(2);
   });
 });

@@ -1,7 +1,17 @@
-import type { UpstreamTarget } from '../../src/canonical/index.ts';
-import { sharedAccessTokenCache, type AccessTokenCache } from '../shared/access-token-cache.ts';
+import type { UpstreamRequest, UpstreamTarget } from '../../src/canonical/index.ts';
+import {
+  bearerTokenOf,
+  invalidateSharedAccessToken,
+  sharedAccessTokenCache,
+  type AccessTokenCache,
+} from '../shared/access-token-cache.ts';
 import { requestAccessToken } from '../shared/token-endpoint.ts';
-import { azureOpenAIProviderId, type AzureAuthentication, type AzureClientCredentials } from './azure-options.ts';
+import {
+  azureOpenAIProviderId,
+  readAzureOptions,
+  type AzureAuthentication,
+  type AzureClientCredentials,
+} from './azure-options.ts';
 
 /** The identity a client-credentials token belongs to: the shared cache's key (no secret in it). */
 function credentialIdentity(credentials: AzureClientCredentials): string {
@@ -62,4 +72,18 @@ export async function azureAuthenticationHeaders(
   if (authentication.kind === 'api-key') return apiKeyHeader(target);
   const token = await azureClientCredentialsTokenCache(authentication.credentials).get();
   return { authorization: `Bearer ${token}` };
+}
+
+/**
+ * After Azure answered 401 to `request`: drops the service principal's cached Entra ID token that request carried, so
+ * the next request fetches a fresh one (an `api-key` or a static token is the operator's to replace).
+ *
+ * @example
+ * dropRejectedAzureToken(rejectedRequest, deployment.target);
+ */
+export function dropRejectedAzureToken(request: UpstreamRequest, target: UpstreamTarget): void {
+  const { authentication } = readAzureOptions(target.options);
+  const token = bearerTokenOf(request.headers);
+  if (authentication.kind !== 'client-credentials' || token === undefined) return;
+  invalidateSharedAccessToken(credentialIdentity(authentication.credentials), token);
 }

@@ -1,3 +1,4 @@
+import { dropRejectedAzureToken } from './azure-authentication.ts';
 import type { ProviderTranslator } from '../../src/canonical/index.ts';
 import { mapAzureOpenAIError } from './azure-error.ts';
 import { validateAzureOptions } from './azure-options.ts';
@@ -45,5 +46,6 @@ export const azureOpenAITranslator: ProviderTranslator = {
   buildEmbeddingsRequest: buildAzureEmbeddingsRequest,
   parseEmbeddingsResponse: parseAzureOpenAIEmbeddingsResponse,
   validateOptions: validateAzureOptions,
+  onCredentialsRejected: dropRejectedAzureToken,
   mapError: mapAzureOpenAIError,
 };

@@ -178,3 +178,21 @@ export function sharedAccessTokenCache(key: string, options: AccessTokenCacheOpt
   }
   return { get: cache.get, invalidate: cache.invalidate };
 }
+
+/**
+ * Drops `rejectedToken` from the shared cache of `key` (if there is one and it still holds that token): for a
+ * translator's `onCredentialsRejected`, after the upstream answered 401 to a request carrying it.
+ *
+ * @example
+ * invalidateSharedAccessToken(`entra|${tenantId}|${clientId}|${scope}`, bearerTokenOf(request));
+ */
+export function invalidateSharedAccessToken(key: string, rejectedToken: string): void {
+  sharedCaches.get(key)?.invalidate(rejectedToken);
+}
+
+/** The token of a request's `Authorization: Bearer <token>` header, if it has one. */
+export function bearerTokenOf(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const [name, value] of Object.entries(headers))
+    if (name.toLowerCase() === 'authorization' && /^Bearer /i.test(value)) return value.slice('Bearer '.length);
+  return undefined;
+}

@@ -1,3 +1,4 @@
+import { dropRejectedVertexToken } from './vertex-credentials.ts';
 import type { ChatStreamReducer, ProviderTranslator } from '../../src/canonical/index.ts';
 import { anthropicChatStream, parseAnthropicChatResponse, type AnthropicStreamState } from '../anthropic/index.ts';
 import {
@@ -50,5 +51,6 @@ export const vertexAnthropicTranslator: ProviderTranslator = {
   parseChatResponse: parseAnthropicChatResponse,
   chatStream: vertexAnthropicChatStream,
   validateOptions: validateVertexOptions,
+  onCredentialsRejected: dropRejectedVertexToken,
   mapError: mapVertexError,
 };

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGatewayError, type GatewayError } from '../../src/errors.ts';
-import { jwtBearerGrantType, vertexAccessToken, vertexTokenRefreshMarginMs } from './vertex-credentials.ts';
+import {
+  dropRejectedVertexToken,
+  jwtBearerGrantType,
+  vertexAccessToken,
+  vertexTokenRefreshMarginMs,
+} from './vertex-credentials.ts';
 import { cloudPlatformScope } from './vertex-jwt.ts';
 import {
   generateTestKeyPair,
@@ -61,6 +66,26 @@ describe('vertexAccessToken with a service account', () => {
       iat: now / 1000,
       exp: now / 1000 + 3600,
     });
+  });
+
+  it('drops a token Vertex rejected with 401, so the next request exchanges a fresh one', async () => {
+    const target = vertexTestTarget('gemini-2.5-flash', {
+      accessToken: undefined,
+      serviceAccount: testServiceAccount(keys, nextEmail(), endpoint.url),
+    });
+    const before = endpoint.received.length;
+    const first = await vertexAccessToken(target);
+    expect(await vertexAccessToken(target)).toBe(first);
+    const rejected = {
+      url: 'https://x',
+      method: 'POST' as const,
+      headers: { Authorization: `Bearer ${first}` },
+      body: '{}',
+    };
+    dropRejectedVertexToken(rejected, target);
+    const second = await vertexAccessToken(target);
+    expect(second).not.toBe(first);
+    expect(endpoint.received.length - before).toBe(2);
   });
 
   it('accepts the key file as JSON text', async () => {

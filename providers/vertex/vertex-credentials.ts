@@ -1,6 +1,6 @@
-import type { UpstreamTarget } from '../../src/canonical/index.ts';
+import type { UpstreamRequest, UpstreamTarget } from '../../src/canonical/index.ts';
 import { GatewayError } from '../../src/errors.ts';
-import { sharedAccessTokenCache } from '../shared/access-token-cache.ts';
+import { bearerTokenOf, invalidateSharedAccessToken, sharedAccessTokenCache } from '../shared/access-token-cache.ts';
 import { requestAccessToken } from '../shared/token-endpoint.ts';
 import { cloudPlatformScope, signServiceAccountAssertion } from './vertex-jwt.ts';
 import { readVertexOptions, vertexProviderId } from './vertex-options.ts';
@@ -51,6 +51,26 @@ export async function vertexAccessToken(
   return token;
 }
 
+/** The shared cache's key of a service account: its identity, never its private key. */
+function serviceAccountCacheKey(account: VertexServiceAccount): string {
+  return `vertex|${account.clientEmail}|${account.tokenUri}|${cloudPlatformScope}`;
+}
+
+/**
+ * After Vertex answered 401 to `request`: drops the service account's cached token that request carried, so the next
+ * request exchanges a fresh one (a token given in the config is the operator's to replace).
+ *
+ * @example
+ * dropRejectedVertexToken(rejectedRequest, deployment.target); // the next vertexAccessToken(target) fetches anew
+ */
+export function dropRejectedVertexToken(request: UpstreamRequest, target: UpstreamTarget): void {
+  const options = readVertexOptions(target.options);
+  const token = bearerTokenOf(request.headers);
+  if (options.serviceAccount === undefined || token === undefined) return;
+  const parsed = parseServiceAccount(options.serviceAccount);
+  if (parsed.ok) invalidateSharedAccessToken(serviceAccountCacheKey(parsed.account), token);
+}
+
 /** The cached token of one service account, fetched (single-flight) when there is none or it is about to expire. */
 function serviceAccountToken(
   account: VertexServiceAccount,
@@ -58,7 +78,7 @@ function serviceAccountToken(
 ): Promise<string> {
   const now = dependencies.now ?? Date.now;
   // The key names the identity only; the private key is not part of it (a rotated key keeps its cached token).
-  const cache = sharedAccessTokenCache(`vertex|${account.clientEmail}|${account.tokenUri}|${cloudPlatformScope}`, {
+  const cache = sharedAccessTokenCache(serviceAccountCacheKey(account), {
     refreshMarginMs: vertexTokenRefreshMarginMs,
     now,
     fetchToken: async () => {

@@ -1,3 +1,4 @@
+import { dropRejectedVertexToken } from './vertex-credentials.ts';
 import type { ChatStreamReducer, ProviderTranslator } from '../../src/canonical/index.ts';
 import {
   createGeminiChatStream,
@@ -45,5 +46,6 @@ export const vertexGeminiTranslator: ProviderTranslator = {
   buildEmbeddingsRequest: (request, target) => buildVertexEmbeddingsRequest(request, target),
   parseEmbeddingsResponse: parseVertexEmbeddingsResponse,
   validateOptions: validateVertexGeminiOptions,
+  onCredentialsRejected: dropRejectedVertexToken,
   mapError: mapVertexError,
 };

@@ -133,6 +133,12 @@ export interface ProviderTranslator {
    */
   buildHealthCheckRequest?(target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;
   /**
+   * The upstream answered 401 to `request`: a translator that caches credentials (an OAuth access token) drops the
+   * one that request carried, so the next request fetches a fresh one instead of sending a revoked token until it
+   * would have expired. Called before `mapError`; it must not throw.
+   */
+  onCredentialsRejected?(request: UpstreamRequest, target: UpstreamTarget): void;
+  /**
    * Maps an upstream error response to a GatewayError, keeping the upstream's message. `body` is the parsed JSON
    * when the body was JSON, otherwise its text.
    */

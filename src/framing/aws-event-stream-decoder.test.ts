@@ -202,6 +202,20 @@ describe('decodeAwsStreamEvent', () => {
     });
   });
 
+  it("unwraps InvokeModelWithResponseStream's chunk events: the base64 event inside, typed by its own type", () => {
+    const inner = { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [] } };
+    const bytes = Buffer.from(JSON.stringify(inner)).toString('base64');
+    expect(decodeAwsStreamEvent(message(event('chunk', { bytes })), 'bedrock')).toEqual({
+      type: 'message_start',
+      data: inner,
+    });
+    for (const payload of [{}, { bytes: 42 }, { bytes: '%%%not base64' }, { bytes: btoa('<html>') }]) {
+      expect(failure(() => decodeAwsStreamEvent(message(event('chunk', payload)), 'bedrock'))).toMatchObject({
+        code: 'upstream_invalid_stream',
+      });
+    }
+  });
+
   it('refuses an event whose payload is not JSON or nests past the limits', () => {
     const notJson = smithy.encode({
       headers: {

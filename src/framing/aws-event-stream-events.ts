@@ -51,7 +51,8 @@ function exceptionMessage(payload: Uint8Array): string | undefined {
  * `:error-message`) throws a GatewayError carrying the upstream status AWS documents for it (429 and 400 reach the
  * client as themselves, the rest as 502; `retryable` for 408, 424, 429, 500 and 503), so routing retries a stream that
  * failed before its first byte, and a stream already under way ends with the client dialect's error event. A payload
- * that is not JSON, or past the JSON limits, is a broken stream ({@link parseStreamEventJson}, shared with SSE).
+ * that is not JSON, or past the JSON limits, is a broken stream ({@link parseStreamEventJson}, shared with SSE). A
+ * `chunk` event (InvokeModelWithResponseStream) is unwrapped: its base64 `bytes` hold the model's own event.
  *
  * @example
  * for (const message of decoder.push(chunk)) events.push(decodeAwsStreamEvent(message, 'bedrock'));
@@ -80,7 +81,38 @@ export function decodeAwsStreamEvent(
     );
   }
   const data = parseStreamEventJson(utf8.decode(message.payload), provider, limits);
-  return { type: headerText(message, ':event-type'), data };
+  const eventType = headerText(message, ':event-type');
+  if (eventType === 'chunk') return unwrapPayloadPart(data, provider, limits);
+  return { type: eventType, data };
+}
+
+/**
+ * InvokeModelWithResponseStream wraps each of the model's own events in a `chunk` message whose JSON payload is
+ * `{"bytes": "<base64 of the event>"}` (Claude's are Anthropic's SSE events, `{"type":"message_start",...}`): the
+ * event inside is what a provider reads, with its own `type` as the event type, as an SSE stream would give it.
+ */
+function unwrapPayloadPart(data: unknown, provider: string, limits: JsonLimits): DecodedStreamEvent {
+  const bytes = typeof data === 'object' && data !== null ? (data as Record<string, unknown>).bytes : undefined;
+  if (typeof bytes !== 'string') {
+    throw upstreamError(
+      'upstream_invalid_stream',
+      provider,
+      `Upstream ${provider} sent a chunk event without its base64 \`bytes\`.`,
+    );
+  }
+  let text: string;
+  try {
+    text = utf8.decode(Uint8Array.from(atob(bytes), (character) => character.charCodeAt(0)));
+  } catch {
+    throw upstreamError(
+      'upstream_invalid_stream',
+      provider,
+      `Upstream ${provider} sent a chunk whose bytes are not base64.`,
+    );
+  }
+  const inner = parseStreamEventJson(text, provider, limits);
+  const innerType = typeof inner === 'object' && inner !== null ? (inner as Record<string, unknown>).type : undefined;
+  return { type: typeof innerType === 'string' ? innerType : undefined, data: inner };
 }
 
 function throwUpstream(provider: string, upstreamStatus: number, code: string, detail: string | undefined): never {

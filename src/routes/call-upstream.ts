@@ -1,4 +1,4 @@
-import type { ProviderTranslator, UpstreamRequest } from '../canonical/provider-translator.ts';
+import type { ProviderTranslator, UpstreamRequest, UpstreamTarget } from '../canonical/provider-translator.ts';
 import { GatewayError, upstreamError } from '../errors.ts';
 import { parseJson } from '../framing/parse-json.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
@@ -15,6 +15,8 @@ export interface UpstreamCall {
   services: GatewayServices;
   translator: ProviderTranslator;
   providerName: string;
+  /** The deployment called, for a translator whose cached credentials the upstream rejects (see onCredentialsRejected). */
+  target?: UpstreamTarget;
   request: UpstreamRequest;
   /** The client's request signal: a client that goes away cancels the upstream call. */
   clientSignal: AbortSignal;
@@ -61,6 +63,13 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   const text = await response.text(limits.maxErrorBodyBytes).catch(() => '');
   record.upstreamMs += services.now() - readStartedAt;
   const parsed = parseJson(text);
+  if (response.status === 401 && call.target !== undefined) {
+    try {
+      call.translator.onCredentialsRejected?.(call.request, call.target);
+    } catch {
+      // A translator's cache clean-up must never turn an upstream error into a gateway crash.
+    }
+  }
   const mapped = call.translator.mapError(response.status, parsed.ok ? parsed.value : text, response.headers);
   throw sanitizedUpstreamError(mapped, call.providerName, call.redactor, response.status);
 }
@@ -185,6 +194,7 @@ export function callDeployment(
     services: dependencies.services,
     translator: deployment.translator,
     providerName: deployment.target.providerName,
+    target: deployment.target,
     request,
     clientSignal,
     limits: deployment.limits,
