@@ -44,6 +44,20 @@ export const builtinPresets: Record<string, ProviderPreset> = {
     apiKeyEnvironmentVariable: 'AWS_BEARER_TOKEN_BEDROCK',
     keyOptional: true,
   },
+  // Claude on Bedrock through InvokeModel, in Anthropic's own Messages format: Anthropic Messages clients (Claude Code)
+  // are passed through; same endpoint, credentials and environment as `bedrock`.
+  'bedrock-anthropic': {
+    optionEnvironmentVariables: { region: 'AWS_REGION' },
+    credentialEnvironmentVariables: {
+      accessKeyId: 'AWS_ACCESS_KEY_ID',
+      secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+      sessionToken: 'AWS_SESSION_TOKEN',
+    },
+    translator: 'bedrock-anthropic',
+    baseURL: '',
+    apiKeyEnvironmentVariable: 'AWS_BEARER_TOKEN_BEDROCK',
+    keyOptional: true,
+  },
   // Azure OpenAI: the base URL is the resource's endpoint (`https://{resource}.openai.azure.com`); the model is the
   // deployment name; `api-key`, or Microsoft Entra ID (a static token or client credentials) from the options.
   azure: {

@@ -11,6 +11,8 @@ export const builtinTranslatorLoaders: Readonly<Record<string, () => Promise<Pro
   'vertex-anthropic': () =>
     import('./vertex/vertex-anthropic-translator.ts').then((module) => module.vertexAnthropicTranslator),
   bedrock: () => import('./bedrock/bedrock-translator.ts').then((module) => module.bedrockTranslator),
+  'bedrock-anthropic': () =>
+    import('./bedrock/bedrock-anthropic-translator.ts').then((module) => module.bedrockAnthropicTranslator),
   'azure-openai': () => import('./azure/azure-translator.ts').then((module) => module.azureOpenAITranslator),
   cohere: () => import('./cohere/cohere-translator.ts').then((module) => module.cohereTranslator),
 };

@@ -2,7 +2,7 @@ import type { ProviderRegistry } from '../src/canonical/index.ts';
 import { anthropicTranslator } from './anthropic/index.ts';
 import { builtinPresets } from './builtin-presets.ts';
 import { azureOpenAITranslator } from './azure/index.ts';
-import { bedrockTranslator } from './bedrock/index.ts';
+import { bedrockAnthropicTranslator, bedrockTranslator } from './bedrock/index.ts';
 import { cohereTranslator } from './cohere/index.ts';
 import { geminiTranslator } from './gemini/index.ts';
 import { openAICompatibleTranslator } from './openai-compatible/index.ts';
@@ -29,6 +29,7 @@ export const builtinProviders: ProviderRegistry = {
     vertex: vertexGeminiTranslator,
     'vertex-anthropic': vertexAnthropicTranslator,
     bedrock: bedrockTranslator,
+    'bedrock-anthropic': bedrockAnthropicTranslator,
     'azure-openai': azureOpenAITranslator,
     cohere: cohereTranslator,
   },

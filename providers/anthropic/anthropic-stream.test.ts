@@ -260,3 +260,26 @@ describe('anthropicChatStream', () => {
     expect(parts).toEqual([{ type: 'tool-input-start', choiceIndex: 0, toolIndex: 0, id: 'b', name: 'y' }]);
   });
 });
+
+describe('a hostile reasoning signature', () => {
+  it('ends the stream once the signature grows past 64 KB, instead of holding it', () => {
+    const state = anthropicChatStream.init();
+    const event = (data: Record<string, unknown>) => ({ type: data.type as string, data });
+    anthropicChatStream.onEvent(
+      state,
+      event({ type: 'message_start', message: { id: 'msg_1', model: 'm', usage: {} } }),
+    );
+    anthropicChatStream.onEvent(
+      state,
+      event({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }),
+    );
+    const piece = event({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'signature_delta', signature: 'x'.repeat(8192) },
+    });
+    expect(() => {
+      for (let index = 0; index < 9; index += 1) anthropicChatStream.onEvent(state, piece);
+    }).toThrow(/reasoning signature longer than 65536/);
+  });
+});

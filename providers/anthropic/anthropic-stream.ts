@@ -11,6 +11,24 @@ import {
   toCanonicalUsage,
 } from '../../src/canonical/wire/anthropic-wire-usage.ts';
 
+/**
+ * A reasoning signature is a few hundred bytes to a few KB; one growing past this is a broken or hostile stream, not
+ * held in memory for as long as the upstream keeps sending.
+ */
+export const longestReasoningSignature = 64 * 1024;
+
+/** The error for a stream whose reasoning signature passed {@link longestReasoningSignature}. */
+export function signatureTooLong(provider: string): GatewayError {
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_invalid_stream',
+    provider,
+    retryable: true,
+    message: `Upstream ${provider} sent a reasoning signature longer than ${longestReasoningSignature} characters.`,
+  });
+}
+
 /** One event of Anthropic's Messages stream: only the fields the reducer reads, all but `type` optional. */
 const anthropicStreamEventSchema = z.object({
   type: z.nullish(z.string()),
@@ -237,7 +255,10 @@ function onContentBlockDelta(state: AnthropicStreamState, data: AnthropicStreamE
         : [];
     case 'signature_delta':
       // Kept whole and handed on with the block's end: clients must send it back byte for byte.
-      if (block?.kind === 'reasoning' && typeof delta.signature === 'string') block.signature += delta.signature;
+      if (block?.kind === 'reasoning' && typeof delta.signature === 'string') {
+        block.signature += delta.signature;
+        if (block.signature.length > longestReasoningSignature) throw signatureTooLong('anthropic');
+      }
       return [];
     case 'input_json_delta': {
       const fragment = delta.partial_json;

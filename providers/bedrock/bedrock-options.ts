@@ -122,7 +122,9 @@ function regionOfEndpoint(baseURL: string): string | undefined {
   } catch {
     return undefined;
   }
-  const match = /bedrock-runtime(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.amazonaws\.com(?:\.cn)?$/.exec(host);
+  // `bedrock-runtime.us-east-1.amazonaws.com`, its FIPS and China forms, and a VPC endpoint's
+  // `vpce-....bedrock-runtime.us-east-1.vpce.amazonaws.com`.
+  const match = /bedrock-runtime(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$/.exec(host);
   return match?.[1];
 }
 

@@ -60,7 +60,7 @@ const minimumThinkingBudget = 1024;
 export function bedrockModelURL(
   baseURL: string,
   model: string,
-  operation: 'converse' | 'converse-stream' | 'invoke',
+  operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream',
 ): string {
   return `${baseURL}/model/${encodeURIComponent(model)}/${operation}`;
 }

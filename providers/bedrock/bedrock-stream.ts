@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { CanonicalStreamPart, ChatStreamReducer } from '../../src/canonical/index.ts';
 import { GatewayError } from '../../src/errors.ts';
 import type { DecodedStreamEvent } from '../../src/framing/index.ts';
+import { longestReasoningSignature, signatureTooLong } from '../anthropic/anthropic-stream.ts';
 import { jsonResponseToolName } from '../anthropic/anthropic-json-response.ts';
 import { mapBedrockFinishReason } from './bedrock-finish-reason.ts';
 import { newBedrockResponseId } from './bedrock-response.ts';
@@ -190,7 +191,10 @@ function onContentBlockDelta(state: BedrockStreamState, data: BedrockStreamEvent
     if (typeof text === 'string' && text.length > 0)
       parts.push({ type: 'reasoning-delta', choiceIndex: 0, delta: text });
     // Kept whole and handed on with the block's end: clients must send it back byte for byte.
-    if (reasoning.kind === 'reasoning' && typeof signature === 'string') reasoning.signature += signature;
+    if (reasoning.kind === 'reasoning' && typeof signature === 'string') {
+      reasoning.signature += signature;
+      if (reasoning.signature.length > longestReasoningSignature) throw signatureTooLong('bedrock');
+    }
     return parts;
   }
   const fragment = delta.toolUse?.input;

@@ -13,3 +13,10 @@ export {
   buildBedrockEmbeddingsRequest,
   parseBedrockEmbeddingsResponse,
 } from './bedrock-embeddings.ts';
+export { bedrockAnthropicTranslator } from './bedrock-anthropic-translator.ts';
+export {
+  bedrockAnthropicVersion,
+  buildBedrockAnthropicChatRequest,
+  buildBedrockAnthropicNativeRequest,
+  toBedrockAnthropicBody,
+} from './bedrock-anthropic-request.ts';

@@ -36,6 +36,7 @@ describe('builtinProviders', () => {
       'anthropic',
       'azure-openai',
       'bedrock',
+      'bedrock-anthropic',
       'cohere',
       'gemini',
       'openai-compatible',

@@ -31,6 +31,7 @@ import { pickHeaders } from './forwarded-headers.ts';
 import { createDeferredEnd, createStreamPump, type DeferredEnd, type TransformBodyOptions } from './transform-body.ts';
 import { createTranslatedStreamTransformer } from './translated-stream.ts';
 import { openStreamEventDecoder } from '../framing/stream-event-decoder.ts';
+import { reframedAsServerSentEvents } from './native-event-stream.ts';
 
 /** One request on its way through the pipeline, past parsing and routing. */
 interface RoutedRequest<Request> {
@@ -162,11 +163,20 @@ async function passThrough<Request, Canonical, Answer>(
   if (record.stream && dialect.createNativeStreamTap !== undefined) {
     const source = await requireEventStream(response, routed);
     const ending = createDeferredEnd();
-    const tap = dialect.createNativeStreamTap(request, {
+    const ownTap = dialect.createNativeStreamTap(request, {
       providerName: target.providerName,
       redactor: dependencies.redactor,
       onEnd: finishStream(dependencies, record, ending),
     });
+    // A dialect's events in another framing (Claude on Bedrock: AWS event-stream chunks) reach its tap as SSE.
+    const tap =
+      translator.streamFraming === 'sse'
+        ? ownTap
+        : reframedAsServerSentEvents(
+            ownTap,
+            await openStreamEventDecoder(translator.streamFraming, target.providerName),
+            dialect.renderStreamBreak,
+          );
     const settled = settledStream(routed, tap, true);
     return eventStreamReply(
       dependencies,

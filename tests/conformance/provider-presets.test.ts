@@ -14,6 +14,7 @@ const requiredOptions: Record<string, Record<string, unknown>> = {
   vertex: { project: 'conformance-project', location: 'us-central1' },
   'vertex-anthropic': { project: 'conformance-project', location: 'us-central1' },
   bedrock: { region: 'us-east-1' },
+  'bedrock-anthropic': { region: 'us-east-1' },
 };
 
 /** One deployment of preset `name`, with a base URL only where the preset has none. */

@@ -24,9 +24,13 @@ interface CloudProvider {
   translator: ProviderTranslator;
   /** Where its recorded answers are (`providers/<folder>/__fixtures__/`). */
   fixtures: string;
+  /** A folder inside `__fixtures__/` that holds its answers (Claude on Bedrock's, beside Converse's), if any. */
+  answerFolder?: string;
   /** The recorded case that answers 429. */
   rateLimitedCase: string;
   deployment(mockUrl: string, model: string): Record<string, unknown>;
+  /** The upstream model of its embeddings group (the mock answers each provider's recorded embeddings). */
+  embeddingModel: string;
   /** A key the provider's own request format uses for a tool result, and for an image. */
   toolResultKey: string;
   imageKey: string;
@@ -51,6 +55,7 @@ const translators = builtinProviders.translators;
 const cloudProviders: CloudProvider[] = [
   {
     name: 'gemini',
+    embeddingModel: 'gemini-embedding-001',
     translator: translators.gemini!,
     fixtures: 'gemini',
     rateLimitedCase: 'error-429',
@@ -65,6 +70,7 @@ const cloudProviders: CloudProvider[] = [
   },
   {
     name: 'vertex',
+    embeddingModel: 'text-embedding-005',
     translator: translators.vertex!,
     fixtures: 'gemini',
     rateLimitedCase: 'error-429',
@@ -74,6 +80,7 @@ const cloudProviders: CloudProvider[] = [
   },
   {
     name: 'vertex-anthropic',
+    embeddingModel: '',
     translator: translators['vertex-anthropic']!,
     fixtures: 'anthropic',
     rateLimitedCase: 'error-429',
@@ -88,6 +95,7 @@ const cloudProviders: CloudProvider[] = [
   },
   {
     name: 'bedrock',
+    embeddingModel: 'cohere.embed-v4:0',
     translator: translators.bedrock!,
     fixtures: 'bedrock',
     rateLimitedCase: 'error-429-throttling',
@@ -101,7 +109,24 @@ const cloudProviders: CloudProvider[] = [
     imageKey: '"image"',
   },
   {
+    name: 'bedrock-anthropic',
+    embeddingModel: '',
+    translator: translators['bedrock-anthropic']!,
+    fixtures: 'bedrock',
+    answerFolder: 'anthropic/',
+    rateLimitedCase: 'error-429-throttling',
+    deployment: (mockUrl, model) => ({
+      provider: 'bedrock-anthropic',
+      model,
+      baseURL: mockUrl,
+      options: { region: 'us-east-1', accessKeyId: mockAwsAccessKeyId, secretAccessKey: 'mock-secret-access-key' },
+    }),
+    toolResultKey: '"tool_result"',
+    imageKey: '"media_type"',
+  },
+  {
     name: 'azure',
+    embeddingModel: 'text-embedding-3-small',
     translator: translators['azure-openai']!,
     fixtures: 'azure',
     rateLimitedCase: 'error-429',
@@ -121,6 +146,7 @@ const cloudProviders: CloudProvider[] = [
   },
   {
     name: 'cohere',
+    embeddingModel: 'embed-v4.0',
     translator: translators.cohere!,
     fixtures: 'cohere',
     rateLimitedCase: 'error-429',
@@ -136,6 +162,8 @@ function cloudGatewayConfig(mockUrl: string): Record<string, unknown> {
   for (const provider of cloudProviders) {
     modelGroups[`${provider.name}-text`] = { deployments: [provider.deployment(mockUrl, 'text')] };
     modelGroups[`${provider.name}-tools`] = { deployments: [provider.deployment(mockUrl, 'tools')] };
+    if (provider.embeddingModel !== '')
+      modelGroups[`${provider.name}-embed`] = { deployments: [provider.deployment(mockUrl, provider.embeddingModel)] };
     // One group per client: a 429 with a wait opens its deployment's circuit for that wait.
     for (const client of ['openai', 'anthropic'])
       modelGroups[`${provider.name}-rate-limited-${client}`] = {
@@ -147,7 +175,9 @@ function cloudGatewayConfig(mockUrl: string): Record<string, unknown> {
 
 /** The answer text the provider's recorded `text` case holds, as its own translator reads it. */
 function recordedText(provider: CloudProvider): string {
-  const answer = provider.translator.parseChatResponse(readFixture(provider.fixtures, 'text.json'));
+  const answer = provider.translator.parseChatResponse(
+    readFixture(provider.fixtures, `${provider.answerFolder ?? ''}text.json`),
+  );
   return answer.choices[0]?.text ?? '';
 }
 
@@ -290,6 +320,17 @@ export function defineCloudProvidersE2ESuite(runtime: string, start: GatewayStar
         );
       });
 
+      // Claude on Vertex AI has no embeddings.
+      if (provider.embeddingModel !== '')
+        it('answers embeddings to the openai SDK, which asks for base64 by default', async () => {
+          const answer = await openai.embeddings.create({ model: `${provider.name}-embed`, input: ['hello world'] });
+          const vector = answer.data[0]?.embedding ?? [];
+          expect(vector.length).toBeGreaterThan(0);
+          // The SDK decoded the base64 the gateway sent into the upstream's own floats.
+          expect(vector.every((value) => Number.isFinite(value) && Math.abs(value) < 10)).toBe(true);
+          expect(answer.model).not.toBe('');
+        });
+
       it('answers the @anthropic-ai/sdk: text, a stream, tools and an image', async () => {
         const whole = await anthropic.messages.create({
           model: `${provider.name}-text`,
@@ -301,6 +342,13 @@ export function defineCloudProvidersE2ESuite(runtime: string, start: GatewayStar
           .stream({ model: `${provider.name}-text`, max_tokens: 256, messages: [{ role: 'user', content: 'Hello' }] })
           .finalText();
         expect(streamed).toBe(text);
+        if (provider.translator.nativeDialects.includes('anthropic-messages')) {
+          // Claude on Vertex AI and on Bedrock: the client's own body passed through, the model moved into the URL.
+          const passed = mock.requests.at(-1);
+          expect(passed?.path).toMatch(/:streamRawPredict$|\/invoke-with-response-stream$/);
+          expect(passed?.body.model).toBeUndefined();
+          expect(passed?.body.anthropic_version).toMatch(/^(vertex|bedrock)-/);
+        }
         const tools = await anthropic.messages.create({
           model: `${provider.name}-tools`,
           max_tokens: 256,

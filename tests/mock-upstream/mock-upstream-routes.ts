@@ -39,7 +39,8 @@ function signedByMockKey(headers: IncomingHttpHeaders): boolean {
  * - Vertex AI: `/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent` ...
  *   (Gemini's fixtures) and `publishers/anthropic/models/{model}:rawPredict` / `:streamRawPredict` (Anthropic's), with
  *   a bearer token;
- * - Bedrock: `/model/{modelId}/converse`, `/converse-stream` (binary event stream), `/invoke` (embeddings), SigV4;
+ * - Bedrock: `/model/{modelId}/converse`, `/converse-stream` (binary event stream), `/invoke` (Titan and Cohere
+ *   embeddings, or Claude's Messages API) and `/invoke-with-response-stream`, SigV4;
  * - Cohere: `/v2/chat`, `/v2/embed` (bearer);
  * - Azure OpenAI: `/openai/deployments/{deployment}/chat/completions?api-version=...` and `/openai/v1/...` (`api-key`
  *   header, or a bearer token from the mock's Entra endpoint);
@@ -74,24 +75,34 @@ export function recognizeRequest(
     }
     const embeddings = method === 'batchEmbedContents' || method === 'predict';
     return {
+      // Vertex AI's text embeddings (`:predict`) answer in their own shape, recorded beside its Gemini cases.
       fixtures: vertex && method === 'predict' ? 'vertex' : 'gemini',
       framing: 'sse',
-      model: embeddings ? (method === 'predict' ? 'embeddings-predict' : 'embeddings') : model,
+      model: embeddings ? (method === 'predict' ? 'gemini/embeddings' : 'embeddings') : model,
       stream: method === 'streamGenerateContent' && query.includes('alt=sse'),
       authorized: vertex ? bearer(headers) === mockUpstreamApiKey : headers['x-goog-api-key'] === mockUpstreamApiKey,
       unauthorizedFixture: vertex ? 'vertex/error-401' : 'gemini/error-400-api-key-invalid',
     };
   }
 
-  const bedrock = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/.exec(path);
+  const bedrock = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(path);
   if (bedrock !== null) {
     const [, encodedModel = '', method = ''] = bedrock;
     const model = decodeURIComponent(encodedModel);
+    const embeddings = method === 'invoke' && /(^|\.)(cohere\.embed|amazon\.titan-embed)/.test(model);
+    // InvokeModel of anything else is Claude's Messages API on Bedrock: its cases are under `anthropic/`.
+    const invoked = method === 'invoke' || method === 'invoke-with-response-stream';
     return {
       fixtures: 'bedrock',
       framing: 'aws-event-stream',
-      model: method === 'invoke' ? (model.startsWith('cohere.') ? 'embeddings-cohere' : 'embeddings-titan') : model,
-      stream: method === 'converse-stream',
+      model: embeddings
+        ? model.includes('cohere.')
+          ? 'embeddings-cohere'
+          : 'embeddings-titan'
+        : invoked && !model.startsWith('error-')
+          ? `anthropic/${model}`
+          : model,
+      stream: method === 'converse-stream' || method === 'invoke-with-response-stream',
       authorized: signedByMockKey(headers) || bearer(headers) === mockUpstreamApiKey,
       unauthorizedFixture: 'bedrock/error-403-access-denied',
     };
