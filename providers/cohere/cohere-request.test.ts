@@ -52,6 +52,15 @@ describe('buildCohereChatRequest', () => {
     });
   });
 
+  it('sends documents to ground the answer in, with their ids', () => {
+    const documents = [
+      { id: 'doc-1', data: { title: 'Penguins', snippet: 'Emperors are tallest.' } },
+      { data: { text: 'x' } },
+    ];
+    expect(body({ documents })).toMatchObject({ documents });
+    expect(body()).not.toHaveProperty('documents');
+  });
+
   it('asks for an event stream when streaming', () => {
     const upstream = buildCohereChatRequest(request({ stream: true }), target);
     expect(upstream.headers.accept).toBe('text/event-stream');

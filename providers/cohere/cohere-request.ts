@@ -36,6 +36,8 @@ export interface CohereChatRequestBody {
   k?: number;
   p?: number;
   thinking?: CohereThinking;
+  /** Documents to ground the answer in: `{id?, data}` each. */
+  documents?: { id?: string; data: Record<string, unknown> }[];
   stream?: true;
 }
 
@@ -73,9 +75,8 @@ const highestP = 0.99;
  *   left out, because some Cohere models refuse requests that set both.
  * - Dropped, having no Cohere equivalent: `user`, `parallel_tool_calls` (Cohere decides how many calls to make),
  *   message `name`s. `n > 1`, log probabilities and files are refused by the core, from `chatFeatures`.
- * - Cohere's RAG `documents` and `citation_options` are not sent: the canonical request carries no documents, and a
- *   document set fixed per deployment would be a knowledge base, not a chat translation; citations Cohere returns
- *   are ignored likewise.
+ * - `documents` (RAG; an OpenAI client sends them as an extra body parameter) are sent as Cohere's `documents`; the
+ *   citations Cohere returns are not carried back (no client API the gateway speaks has a place for them).
  *
  * @example
  * ```ts
@@ -105,6 +106,7 @@ export function buildCohereChatRequest(request: CanonicalChatRequest, target: Up
   if (request.topP !== undefined) body.p = Math.min(highestP, Math.max(lowestP, request.topP));
   const thinking = toThinking(request);
   if (thinking !== undefined) body.thinking = thinking;
+  if (request.documents !== undefined && request.documents.length > 0) body.documents = request.documents;
   if (request.stream) body.stream = true;
   return {
     url: `${target.baseURL}/v2/chat`,

@@ -25,7 +25,7 @@ export const cohereTranslator: ProviderTranslator = {
   streamFraming: 'sse',
   nativeDialects: [],
   buildHealthCheckRequest: buildCohereHealthCheckRequest,
-  chatFeatures: ['top-k', 'images', 'json-schema', 'tools', 'reasoning'],
+  chatFeatures: ['top-k', 'images', 'json-schema', 'tools', 'reasoning', 'documents'],
   buildChatRequest: buildCohereChatRequest,
   parseChatResponse: parseCohereChatResponse,
   chatStream: cohereChatStream,

@@ -49,6 +49,15 @@ export type CanonicalResponseFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
 
+/**
+ * A document the model may ground its answer in and cite (retrieval-augmented generation: Cohere's `documents`):
+ * its fields (`title`, `snippet`, `text` ...) as the client gave them, and an id citations can name.
+ */
+export interface CanonicalDocument {
+  id?: string;
+  data: Record<string, unknown>;
+}
+
 /** A chat request in canonical form. Absent optional fields mean "provider default". */
 export interface CanonicalChatRequest {
   /** The model group the client asked for (not the upstream model name). */
@@ -57,6 +66,8 @@ export interface CanonicalChatRequest {
   stream: boolean;
   /** Whether the client wants usage reported in the stream (OpenAI `stream_options.include_usage`). */
   streamIncludeUsage: boolean;
+  /** Documents to ground the answer in (the `documents` feature). */
+  documents?: CanonicalDocument[];
   maxTokens?: number;
   temperature?: number;
   topP?: number;
@@ -90,4 +101,4 @@ export interface CanonicalChatRequest {
  * hints an upstream may ignore (`seed`, the penalties) are not features: translators drop what their upstream lacks.
  */
 export type CanonicalChatFeature =
-  'n' | 'logprobs' | 'top-k' | 'files' | 'images' | 'json-schema' | 'tools' | 'reasoning';
+  'n' | 'logprobs' | 'top-k' | 'files' | 'images' | 'json-schema' | 'tools' | 'reasoning' | 'documents';

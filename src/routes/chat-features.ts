@@ -12,6 +12,7 @@ const featureUse: Record<CanonicalChatFeature, (request: CanonicalChatRequest) =
   reasoning: (request) =>
     (request.reasoningEffort !== undefined && request.reasoningEffort !== 'none') ||
     request.reasoningBudgetTokens !== undefined,
+  documents: (request) => (request.documents?.length ?? 0) > 0,
 };
 
 const featureOrder = Object.keys(featureUse) as CanonicalChatFeature[];

@@ -292,6 +292,32 @@ export function defineCloudProvidersE2ESuite(runtime: string, start: GatewayStar
         expect(sent).toContain(pixel);
       });
 
+      it('grounds an answer in documents where the provider can, and names `documents` where it cannot', async () => {
+        const documents = [
+          { id: 'doc-1', data: { title: 'Tall penguins', snippet: 'Emperor penguins are the tallest.' } },
+        ];
+        const asked = openai.chat.completions.create({
+          model: `${provider.name}-text`,
+          messages: [{ role: 'user', content: 'Which penguins are tallest?' }],
+          // Not an OpenAI parameter: the SDK sends it as an extra body field.
+          ...({ documents } as Record<string, unknown>),
+        });
+        // Azure OpenAI serves chat completions natively: the client's body, documents and all, is its to judge.
+        const passedThrough = provider.translator.nativeDialects.includes('openai-chat');
+        if (provider.translator.chatFeatures.includes('documents') || passedThrough) {
+          expect((await asked).choices[0]?.message.content).toBe(text);
+          expect(JSON.stringify(mock.requests.at(-1)?.body)).toContain('Emperor penguins are the tallest.');
+        } else {
+          const error = await asked.then(
+            () => undefined,
+            (caught: unknown) => caught,
+          );
+          expect(error).toBeInstanceOf(OpenAI.APIError);
+          expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+          expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('documents');
+        }
+      });
+
       it("maps the upstream's rate limit to a 429 in each client's envelope, keeping its message", async () => {
         const message = recordedRateLimitMessage(provider);
         const openaiError = await openai.chat.completions
@@ -331,7 +357,7 @@ export function defineCloudProvidersE2ESuite(runtime: string, start: GatewayStar
           expect(answer.model).not.toBe('');
         });
 
-      it('answers the @anthropic-ai/sdk: text, a stream, tools and an image', async () => {
+      it('answers the @anthropic-ai/sdk: text, a stream, a tool round trip and an image', async () => {
         const whole = await anthropic.messages.create({
           model: `${provider.name}-text`,
           max_tokens: 256,
@@ -358,7 +384,32 @@ export function defineCloudProvidersE2ESuite(runtime: string, start: GatewayStar
           messages: [{ role: 'user', content: 'Weather in Paris?' }],
         });
         expect(tools.stop_reason).toBe('tool_use');
-        expect(tools.content.some((block) => block.type === 'tool_use')).toBe(true);
+        const uses = tools.content.filter((block) => block.type === 'tool_use');
+        expect(uses.length).toBeGreaterThan(0);
+        // The round trip's second leg: the results go back as tool_result blocks, in the provider's own format.
+        const followed = await anthropic.messages.create({
+          model: `${provider.name}-text`,
+          max_tokens: 256,
+          tools: [
+            { name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
+          ],
+          messages: [
+            { role: 'user', content: 'Weather in Paris?' },
+            { role: 'assistant', content: tools.content },
+            {
+              role: 'user',
+              content: uses.map((use) => ({
+                type: 'tool_result' as const,
+                tool_use_id: use.id,
+                content: '{"celsius":21}',
+              })),
+            },
+          ],
+        });
+        expect(followed.content.map((block) => (block.type === 'text' ? block.text : '')).join('')).toBe(text);
+        const resultSent = JSON.stringify(mock.requests.at(-1)?.body);
+        expect(resultSent).toContain('celsius');
+        expect(resultSent).toContain(provider.toolResultKey);
         const image = await anthropic.messages.create({
           model: `${provider.name}-text`,
           max_tokens: 256,

@@ -43,6 +43,7 @@ export const anthropicMessagesDialect: ClientDialect<
     'json-schema': 'output_format',
     tools: 'tools',
     reasoning: 'thinking',
+    documents: 'documents',
   },
   forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
   toCanonical: anthropicMessagesToCanonical,

@@ -85,6 +85,7 @@ export const openAIChatDialect: ClientDialect<OpenAIChatRequest, CanonicalChatRe
     'json-schema': 'response_format',
     tools: 'tools',
     reasoning: 'reasoning_effort',
+    documents: 'documents',
   },
   toCanonical: openAIChatToCanonical,
   nativeBody(request, body, target) {

@@ -121,6 +121,17 @@ export const openAIChatRequestSchema = z.looseObject({
   parallel_tool_calls: z.optional(z.boolean()),
   response_format: z.optional(responseFormatSchema),
   reasoning_effort: z.nullish(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
+  /**
+   * Not OpenAI's: documents for a provider that grounds answers in them (Cohere), sent with the SDK's extra body
+   * parameters; each a text, or `{id?, data}` with the document's fields.
+   */
+  documents: z.optional(
+    z
+      .array(
+        z.union([z.string(), z.looseObject({ id: z.optional(z.string()), data: z.record(z.string(), z.unknown()) })]),
+      )
+      .check(z.maxLength(1000)),
+  ),
 });
 
 /** A validated OpenAI chat request. */

@@ -30,6 +30,13 @@ describe('openAIChatToCanonical', () => {
     });
   });
 
+  it('reads documents (an extra body field for providers that ground answers in them): texts and {id, data}', () => {
+    expect(
+      convert({ messages: [user], documents: ['plain text', { id: 'd2', data: { title: 'T' } }] }).documents,
+    ).toEqual([{ data: { text: 'plain text' } }, { id: 'd2', data: { title: 'T' } }]);
+    expect(() => convert({ messages: [user], documents: [{ title: 'no data field' }] })).toThrow();
+  });
+
   it('maps system and developer messages to system, joining text parts', () => {
     const { messages } = convert({
       messages: [

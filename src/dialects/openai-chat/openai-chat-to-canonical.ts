@@ -94,6 +94,13 @@ export function openAIChatToCanonical(request: OpenAIChatRequest): CanonicalChat
   if (request.top_logprobs != null) canonical.topLogprobs = request.top_logprobs;
   if (request.parallel_tool_calls !== undefined) canonical.parallelToolCalls = request.parallel_tool_calls;
   if (request.reasoning_effort != null) canonical.reasoningEffort = request.reasoning_effort;
+  if (request.documents !== undefined) {
+    canonical.documents = request.documents.map((document) =>
+      typeof document === 'string'
+        ? { data: { text: document } }
+        : { data: document.data, ...(document.id === undefined ? {} : { id: document.id }) },
+    );
+  }
   if (request.tools !== undefined) {
     canonical.tools = request.tools.map((tool) => ({
       name: tool.function.name,

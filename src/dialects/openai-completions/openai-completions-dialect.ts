@@ -54,6 +54,7 @@ export const openAICompletionsDialect: ClientDialect<OpenAICompletionsRequest, n
     'json-schema': 'response_format',
     tools: 'tools',
     reasoning: 'reasoning_effort',
+    documents: 'documents',
   },
   nativeBody: openAINativeBody,
   checkNativeAnswer: checkOpenAIAnswer,

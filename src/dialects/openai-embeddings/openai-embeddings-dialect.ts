@@ -38,6 +38,7 @@ export const openAIEmbeddingsDialect: ClientDialect<
     'json-schema': 'response_format',
     tools: 'tools',
     reasoning: 'reasoning_effort',
+    documents: 'documents',
   },
   toCanonical: openAIEmbeddingsToCanonical,
   nativeBody: (_request, body, target) => ({ ...body, model: target.model }),

@@ -66,6 +66,7 @@ export const openAIResponsesDialect: ClientDialect<ResponsesCall, CanonicalChatR
     'json-schema': 'text.format',
     tools: 'tools',
     reasoning: 'reasoning.effort',
+    documents: 'documents',
   },
   toCanonical: (call) => openAIResponsesToCanonical(call.body, call.history),
   nativeBody: (_call, body, target) => ({ ...body, model: target.model }),
