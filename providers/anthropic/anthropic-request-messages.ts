@@ -150,27 +150,31 @@ function toImageSource(url: string, param: string): AnthropicImageSource {
   throw invalidRequest('Image URLs must be https: URLs or base64 data: URLs.', param);
 }
 
-/**
- * Turns an assistant tool call into a `tool_use` block. Anthropic wants the input as a JSON object; empty
- * arguments (which some clients send for tools without parameters) count as `{}`.
- */
+/** Turns an assistant tool call into a `tool_use` block. */
 function toToolUseBlock(toolCall: CanonicalToolCall, param: string): AnthropicRequestContentBlock {
-  let input: unknown = {};
-  if (toolCall.arguments.trim().length > 0) {
-    const violation = findJsonLimitViolation(toolCall.arguments, defaultJsonLimits);
-    if (violation !== undefined) throw jsonLimitError(violation, param);
-    const parsed = parseJson(toolCall.arguments);
-    if (!parsed.ok)
-      throw invalidRequest(`The arguments of tool call '${toolCall.id}' are not valid JSON: ${parsed.error}`, param);
-    input = parsed.value;
-  }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw invalidRequest(`The arguments of tool call '${toolCall.id}' must be a JSON object for Anthropic.`, param);
-  }
   return {
     type: 'tool_use',
     id: toAnthropicToolId(toolCall.id),
     name: toolCall.name,
-    input: input as Record<string, unknown>,
+    input: toolCallInput(toolCall, param, 'Anthropic'),
   };
+}
+
+/**
+ * A tool call's arguments as the JSON object Anthropic's `tool_use` and Bedrock's `toolUse` want: empty arguments
+ * (which some clients send for tools without parameters) count as `{}`; anything else must be a JSON object within
+ * the JSON limits, or the request is a 400 naming `param`.
+ */
+export function toolCallInput(toolCall: CanonicalToolCall, param: string, upstream: string): Record<string, unknown> {
+  if (toolCall.arguments.trim().length === 0) return {};
+  const violation = findJsonLimitViolation(toolCall.arguments, defaultJsonLimits);
+  if (violation !== undefined) throw jsonLimitError(violation, param);
+  const parsed = parseJson(toolCall.arguments);
+  if (!parsed.ok)
+    throw invalidRequest(`The arguments of tool call '${toolCall.id}' are not valid JSON: ${parsed.error}`, param);
+  const input = parsed.value;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw invalidRequest(`The arguments of tool call '${toolCall.id}' must be a JSON object for ${upstream}.`, param);
+  }
+  return input as Record<string, unknown>;
 }

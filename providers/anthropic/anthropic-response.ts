@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { CanonicalChatResponse, CanonicalToolCall } from '../../src/canonical/index.ts';
-import { GatewayError } from '../../src/errors.ts';
 import { mapAnthropicFinishReason } from './anthropic-finish-reason.ts';
 import { jsonResponseToolName } from './anthropic-json-response.ts';
 import { anthropicUsageSchema, toCanonicalUsage } from '../../src/canonical/wire/anthropic-wire-usage.ts';
+import { unreadableUpstreamBody } from '../../src/errors/unreadable-upstream-body.ts';
 
 /** A content block of an Anthropic response: only the fields the gateway reads, for every block type it reads. */
 const anthropicResponseBlockSchema = z.object({
@@ -36,16 +36,7 @@ const anthropicMessageSchema = z.object({
 export function parseAnthropicChatResponse(body: unknown): CanonicalChatResponse {
   const parsed = anthropicMessageSchema.safeParse(body);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ');
-    throw new GatewayError({
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_invalid_response',
-      provider: 'anthropic',
-      retryable: true,
-      upstreamBody: body,
-      message: `Anthropic sent a response the gateway cannot read (invalid: ${fields}).`,
-    });
+    throw unreadableUpstreamBody('anthropic', 'Anthropic sent a response', parsed.error.issues, body);
   }
   const message = parsed.data;
   const texts: string[] = [];

@@ -59,7 +59,11 @@ const anthropicStreamEventSchema = z.object({
 type AnthropicStreamEvent = z.infer<typeof anthropicStreamEventSchema>;
 
 /** What one content block (by Anthropic's block `index`) turns into. */
-type AnthropicStreamBlock =
+/**
+ * One open content block of a block-structured stream (Anthropic's, and Bedrock's ConverseStream, which has the same
+ * blocks): what its end must emit.
+ */
+export type ContentBlockState =
   | { kind: 'text' }
   | { kind: 'reasoning'; signature: string }
   | { kind: 'tool'; toolIndex: number; receivedInput: boolean }
@@ -69,7 +73,7 @@ type AnthropicStreamBlock =
 /** Per-stream state of {@link anthropicChatStream}. */
 export interface AnthropicStreamState {
   /** Content blocks seen so far, by Anthropic's block index. */
-  blocks: Record<number, AnthropicStreamBlock>;
+  blocks: Record<number, ContentBlockState>;
   /** Client tool calls seen so far; the next one gets this as its `toolIndex`. */
   toolCount: number;
   answeredWithJsonTool: boolean;
@@ -279,7 +283,15 @@ function onContentBlockDelta(state: AnthropicStreamState, data: AnthropicStreamE
 }
 
 function onContentBlockStop(state: AnthropicStreamState, data: AnthropicStreamEvent): CanonicalStreamPart[] {
-  const block = typeof data.index === 'number' ? state.blocks[data.index] : undefined;
+  return closeContentBlock(typeof data.index === 'number' ? state.blocks[data.index] : undefined);
+}
+
+/**
+ * The parts a content block's end emits: the end of its text or reasoning (with the reasoning's signature), or of
+ * its tool input; a tool (or forced JSON answer) that streamed no input gets `{}`, so a client never holds an empty
+ * argument string.
+ */
+export function closeContentBlock(block: ContentBlockState | undefined): CanonicalStreamPart[] {
   switch (block?.kind) {
     case 'text':
       return [{ type: 'text-end', choiceIndex: 0 }];

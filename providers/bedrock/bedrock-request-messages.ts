@@ -1,7 +1,6 @@
 import type { CanonicalContentPart, CanonicalMessage, CanonicalToolCall } from '../../src/canonical/index.ts';
 import { invalidRequest } from '../../src/errors.ts';
-import { parseJson } from '../../src/framing/index.ts';
-import { defaultJsonLimits, findJsonLimitViolation, jsonLimitError } from '../../src/framing/json-limits.ts';
+import { toolCallInput } from '../anthropic/anthropic-request-messages.ts';
 
 /** The image formats Converse's `ImageBlock` takes, by media type. */
 const imageFormats: Readonly<Record<string, BedrockImageFormat>> = {
@@ -248,28 +247,13 @@ function toImage(url: string, param: string): { format: BedrockImageFormat; sour
   return { format, source: { bytes: data } };
 }
 
-/**
- * Turns an assistant tool call into a `toolUse` block. Converse wants the input as a JSON object; empty arguments
- * (which some clients send for tools without parameters) count as `{}`.
- */
+/** Turns an assistant tool call into a `toolUse` block (the input a JSON object, as Converse wants it). */
 function toToolUseBlock(toolCall: CanonicalToolCall, param: string): BedrockRequestContentBlock {
-  let input: unknown = {};
-  if (toolCall.arguments.trim().length > 0) {
-    const violation = findJsonLimitViolation(toolCall.arguments, defaultJsonLimits);
-    if (violation !== undefined) throw jsonLimitError(violation, param);
-    const parsed = parseJson(toolCall.arguments);
-    if (!parsed.ok)
-      throw invalidRequest(`The arguments of tool call '${toolCall.id}' are not valid JSON: ${parsed.error}`, param);
-    input = parsed.value;
-  }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw invalidRequest(`The arguments of tool call '${toolCall.id}' must be a JSON object for Bedrock.`, param);
-  }
   return {
     toolUse: {
       toolUseId: toBedrockToolId(toolCall.id),
       name: toolCall.name,
-      input: input as Record<string, unknown>,
+      input: toolCallInput(toolCall, param, 'Bedrock'),
     },
   };
 }

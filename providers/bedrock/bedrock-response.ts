@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { CanonicalChatResponse, CanonicalToolCall } from '../../src/canonical/index.ts';
-import { GatewayError } from '../../src/errors.ts';
 import { jsonResponseToolName } from '../anthropic/anthropic-json-response.ts';
 import { mapBedrockFinishReason } from './bedrock-finish-reason.ts';
 import { bedrockUsageSchema, toCanonicalBedrockUsage } from './bedrock-usage.ts';
+import { unreadableUpstreamBody } from '../../src/errors/unreadable-upstream-body.ts';
 
 /** A content block of a Converse response: only the members the gateway reads. */
 const bedrockResponseBlockSchema = z.object({
@@ -50,16 +50,7 @@ export function newBedrockResponseId(): string {
 export function parseBedrockChatResponse(body: unknown): CanonicalChatResponse {
   const parsed = bedrockConverseResponseSchema.safeParse(body);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ');
-    throw new GatewayError({
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_invalid_response',
-      provider: 'bedrock',
-      retryable: true,
-      upstreamBody: body,
-      message: `Bedrock sent a response the gateway cannot read (invalid: ${fields}).`,
-    });
+    throw unreadableUpstreamBody('bedrock', 'Bedrock sent a response', parsed.error.issues, body);
   }
   const response = parsed.data;
   const texts: string[] = [];

@@ -2,7 +2,12 @@ import * as z from 'zod/mini';
 import type { CanonicalStreamPart, ChatStreamReducer } from '../../src/canonical/index.ts';
 import { GatewayError } from '../../src/errors.ts';
 import type { DecodedStreamEvent } from '../../src/framing/index.ts';
-import { longestReasoningSignature, signatureTooLong } from '../anthropic/anthropic-stream.ts';
+import {
+  closeContentBlock,
+  longestReasoningSignature,
+  signatureTooLong,
+  type ContentBlockState,
+} from '../anthropic/anthropic-stream.ts';
 import { jsonResponseToolName } from '../anthropic/anthropic-json-response.ts';
 import { mapBedrockFinishReason } from './bedrock-finish-reason.ts';
 import { newBedrockResponseId } from './bedrock-response.ts';
@@ -28,17 +33,11 @@ const bedrockStreamEventSchema = z.object({
 
 type BedrockStreamEvent = z.infer<typeof bedrockStreamEventSchema>;
 
-/** What one content block (by Converse's `contentBlockIndex`) turns into. */
-type BedrockStreamBlock =
-  | { kind: 'text' }
-  | { kind: 'reasoning'; signature: string }
-  | { kind: 'tool'; toolIndex: number; receivedInput: boolean }
-  | { kind: 'json-answer'; receivedInput: boolean };
-
 /** Per-stream state of {@link bedrockChatStream}. */
 export interface BedrockStreamState {
   /** Content blocks seen so far, by Converse's block index. */
-  blocks: Record<number, BedrockStreamBlock>;
+  /** The open content blocks by Converse's `contentBlockIndex` (the same blocks as Anthropic's). */
+  blocks: Record<number, ContentBlockState>;
   /** Client tool calls seen so far; the next one gets this as its `toolIndex`. */
   toolCount: number;
   answeredWithJsonTool: boolean;
@@ -211,27 +210,7 @@ function onContentBlockDelta(state: BedrockStreamState, data: BedrockStreamEvent
 }
 
 function onContentBlockStop(state: BedrockStreamState, data: BedrockStreamEvent): CanonicalStreamPart[] {
-  const block = typeof data.contentBlockIndex === 'number' ? state.blocks[data.contentBlockIndex] : undefined;
-  switch (block?.kind) {
-    case 'text':
-      return [{ type: 'text-end', choiceIndex: 0 }];
-    case 'reasoning':
-      return [
-        block.signature.length > 0
-          ? { type: 'reasoning-end', choiceIndex: 0, signature: block.signature }
-          : { type: 'reasoning-end', choiceIndex: 0 },
-      ];
-    case 'tool': {
-      const end: CanonicalStreamPart = { type: 'tool-input-end', choiceIndex: 0, toolIndex: block.toolIndex };
-      if (block.receivedInput) return [end];
-      block.receivedInput = true;
-      return [{ type: 'tool-input-delta', choiceIndex: 0, toolIndex: block.toolIndex, delta: '{}' }, end];
-    }
-    case 'json-answer':
-      if (block.receivedInput) return [];
-      block.receivedInput = true;
-      return [{ type: 'text-delta', choiceIndex: 0, delta: '{}' }];
-    default:
-      return [];
-  }
+  return closeContentBlock(
+    typeof data.contentBlockIndex === 'number' ? state.blocks[data.contentBlockIndex] : undefined,
+  );
 }

@@ -5,10 +5,11 @@ import type {
   UpstreamRequest,
   UpstreamTarget,
 } from '../../src/canonical/index.ts';
-import { GatewayError, invalidRequest } from '../../src/errors.ts';
+import { invalidRequest } from '../../src/errors.ts';
 import { vertexAccessToken, type VertexCredentialDependencies } from './vertex-credentials.ts';
 import { readVertexOptions, vertexProviderId } from './vertex-options.ts';
 import { vertexHeaders, vertexModelUrl } from './vertex-url.ts';
+import { unreadableUpstreamBody } from '../../src/errors/unreadable-upstream-body.ts';
 
 /** The body of Vertex's text-embedding `:predict`, as far as the gateway fills it. */
 export interface VertexEmbeddingsRequestBody {
@@ -85,16 +86,7 @@ export async function buildVertexEmbeddingsRequest(
 export function parseVertexEmbeddingsResponse(body: unknown): CanonicalEmbeddingsResponse {
   const parsed = predictResponseSchema.safeParse(body);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ');
-    throw new GatewayError({
-      status: 502,
-      type: 'upstream_error',
-      code: 'upstream_invalid_response',
-      provider: vertexProviderId,
-      retryable: true,
-      upstreamBody: body,
-      message: `Vertex AI sent an embeddings response the gateway cannot read (invalid: ${fields}).`,
-    });
+    throw unreadableUpstreamBody(vertexProviderId, 'Vertex AI sent an embeddings response', parsed.error.issues, body);
   }
   const { predictions, metadata, model } = parsed.data;
   const counts = predictions.map((prediction) => prediction.embeddings.statistics?.token_count);
