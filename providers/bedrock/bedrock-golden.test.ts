@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseJson } from '../../src/framing/index.ts';
-import { reduceProviderStream, testProvider, type ProviderErrorCase } from '../../tests/conformance/provider-suite.ts';
+import {
+  fixtureReader,
+  reduceProviderStream,
+  testProvider,
+  type ProviderErrorCase,
+} from '../../tests/conformance/provider-suite.ts';
 import { awsFrame } from '../../src/framing/aws-event-stream.test-helper.ts';
 import { bedrockTranslator } from './bedrock-translator.ts';
 
@@ -12,12 +15,7 @@ import { bedrockTranslator } from './bedrock-translator.ts';
  */
 
 const fixtures = new URL('./__fixtures__/', import.meta.url);
-const readFixture = (name: string): string => readFileSync(new URL(name, fixtures), 'utf8');
-const readJsonFixture = (name: string): unknown => {
-  const parsed = parseJson(readFixture(name));
-  if (!parsed.ok) throw new Error(`${name}: ${parsed.error}`);
-  return parsed.value;
-};
+const { json: readJsonFixture } = fixtureReader(fixtures);
 /** The `x-amzn-errortype` header each error fixture comes with. */
 const errorHeaders = readJsonFixture('error-headers.json') as Record<string, Record<string, string>>;
 const errorCase = (fixture: string, rest: Omit<ProviderErrorCase, 'fixture' | 'headers'>): ProviderErrorCase => ({

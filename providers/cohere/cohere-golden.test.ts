@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/framing/index.ts';
-import { reduceProviderStream, testProvider } from '../../tests/conformance/provider-suite.ts';
+import { fixtureReader, reduceProviderStream, testProvider } from '../../tests/conformance/provider-suite.ts';
 import { cohereTranslator } from './cohere-translator.ts';
 
 /**
@@ -10,12 +8,7 @@ import { cohereTranslator } from './cohere-translator.ts';
  */
 
 const fixtures = new URL('./__fixtures__/', import.meta.url);
-const readFixture = (name: string): string => readFileSync(new URL(name, fixtures), 'utf8');
-const readJsonFixture = (name: string): unknown => {
-  const parsed = parseJson(readFixture(name));
-  if (!parsed.ok) throw new Error(`${name}: ${parsed.error}`);
-  return parsed.value;
-};
+const { text: readFixture, json: readJsonFixture } = fixtureReader(fixtures);
 const retryAfter = { 'retry-after': '30' };
 
 testProvider({

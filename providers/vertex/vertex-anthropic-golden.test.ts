@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/framing/index.ts';
-import { testProvider } from '../../tests/conformance/provider-suite.ts';
+import { fixtureReader, testProvider } from '../../tests/conformance/provider-suite.ts';
 import { vertexAnthropicTranslator } from './vertex-anthropic-translator.ts';
 
 /**
@@ -10,11 +8,7 @@ import { vertexAnthropicTranslator } from './vertex-anthropic-translator.ts';
  */
 
 const fixtures = new URL('./__fixtures__/anthropic/', import.meta.url);
-const readJsonFixture = (name: string): unknown => {
-  const parsed = parseJson(readFileSync(new URL(name, fixtures), 'utf8'));
-  if (!parsed.ok) throw new Error(`${name}: ${parsed.error}`);
-  return parsed.value;
-};
+const { json: readJsonFixture } = fixtureReader(fixtures);
 const retryAfter = { 'retry-after': '20' };
 
 testProvider({

@@ -32,6 +32,24 @@ export interface ProviderErrorCase {
   retryable: boolean;
 }
 
+/**
+ * Reads a translator's recorded fixtures, for the value checks its golden test makes beside {@link testProvider}.
+ *
+ * @example
+ * const { text: readFixture, json: readJsonFixture } = fixtureReader(new URL('./__fixtures__/', import.meta.url));
+ */
+export function fixtureReader(fixtures: URL): { text(name: string): string; json(name: string): unknown } {
+  const text = (name: string): string => readFileSync(new URL(name, fixtures), 'utf8');
+  return {
+    text,
+    json(name) {
+      const parsed = parseJson(text(name));
+      if (!parsed.ok) throw new Error(`${name}: ${parsed.error}`);
+      return parsed.value;
+    },
+  };
+}
+
 /** What {@link testProvider} checks for one translator. */
 export interface ProviderSuiteOptions {
   translator: ProviderTranslator;
