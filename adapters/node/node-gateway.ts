@@ -99,5 +99,32 @@ export async function createNodeGateway(
       tokenCounter: createGptTokenizerTokenCounter(),
     },
   });
+  // Ready only once this process hears the circuit changes other processes publish (the gateway subscribed above):
+  // a worker serving before Redis confirmed its SUBSCRIBE would keep sending to deployments every other process had
+  // already cooled. Bounded: a Redis that does not confirm in time is logged, and serving goes on (delivery is at
+  // most once anyway).
+  await whenCircuitsHeard(circuitBus);
   return { app, metrics, configSource: source, modelGroups: Object.keys(config.modelGroups) };
+}
+
+/** How long start-up waits for the circuit bus's subscription before serving without it. */
+const circuitSubscriptionTimeoutMs = 5_000;
+
+async function whenCircuitsHeard(bus: CircuitBus | undefined): Promise<void> {
+  const subscribed = bus?.whenSubscribed?.();
+  if (subscribed === undefined) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), circuitSubscriptionTimeoutMs);
+  });
+  const outcome = await Promise.race([
+    subscribed.then(
+      () => 'subscribed' as const,
+      () => 'failed' as const,
+    ),
+    timedOut,
+  ]);
+  clearTimeout(timer);
+  if (outcome !== 'subscribed')
+    consoleLogger.warn('serving before the circuit-change subscription was confirmed', { outcome });
 }

@@ -18,6 +18,12 @@ export interface CircuitBus {
   publish(change: SharedCircuitChange): void;
   /** Calls `listener` for every change any process published (this one's included); returns unsubscribe. */
   subscribe(listener: (change: SharedCircuitChange) => void): () => void;
+  /**
+   * Resolves once the subscriptions made so far receive other processes' changes (Redis has confirmed its SUBSCRIBE);
+   * a server waits for it before it reports ready, so it never serves blind to cooldowns opened elsewhere. Buses that
+   * deliver at once (in-process, cluster IPC) need not implement it.
+   */
+  whenSubscribed?(): Promise<void>;
 }
 
 const sharedCircuitChangeSchema = z.union([
