@@ -101,7 +101,8 @@ function anthropicMethodNotAllowed(c: GatewayContext): never {
  */
 function guessErrorDialect(request: Request): ErrorDialect {
   if (request.headers.has('anthropic-version')) return 'anthropic';
-  return new URL(request.url).pathname.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+  // `includes`, not `startsWith`: the gateway may be mounted under a prefix (`/llm/v1/messages/...`).
+  return new URL(request.url).pathname.includes('/v1/messages') ? 'anthropic' : 'openai';
 }
 
 const directRoutesOfApps = new WeakMap<Hono<GatewayEnvironment>, DirectModelRoutes>();
@@ -197,7 +198,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     const rendered = renderFailure(error, c.var.record);
     return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });
   });
-  app.notFound((c) =>
+  const unknownUrl = (c: { req: { raw: Request } }) =>
     renderError(
       new GatewayError({
         status: 404,
@@ -206,8 +207,8 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
         message: 'Unknown request URL.',
       }),
       guessErrorDialect(c.req.raw),
-    ),
-  );
+    );
+  app.notFound(unknownUrl);
 
   app.route('/', createHealthRoutes(services));
   const modelRoutes: Record<string, ModelRoute> = {
@@ -239,5 +240,8 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     app.route('/admin', createAdminKeysRoutes({ ...adminDependencies, keys: options.administration.keys }));
   if (options.administration?.usage !== undefined)
     app.route('/admin', createAdminUsageRoutes({ ...adminDependencies, usage: options.administration.usage }));
+  // Last: every other path. A Hono app mounted with `route('/llm', gateway)` does not run its own notFound, so an
+  // unknown path under the mount would get the host's plain-text 404 instead of the client API's JSON error.
+  app.all('*', unknownUrl);
   return app;
 }
