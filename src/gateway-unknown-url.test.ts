@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { builtinProviders } from '../providers/index.ts';
 import { createMasterKeyAuthenticator } from './auth/master-key-authenticator.ts';
 import { parseGatewayConfig } from './config/config-parse.ts';
 import { createGateway } from './gateway.ts';
@@ -8,7 +7,7 @@ import { createGateway } from './gateway.ts';
 const gateway = () =>
   createGateway({
     config: parseGatewayConfig({ modelGroups: {} }),
-    providers: builtinProviders,
+    providers: { translators: {}, presets: {} },
     authenticator: createMasterKeyAuthenticator('sk-unknown-url-test'),
   });
 
