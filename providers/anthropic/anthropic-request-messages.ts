@@ -1,4 +1,9 @@
-import type { CanonicalContentPart, CanonicalMessage, CanonicalToolCall } from '../../src/canonical/index.ts';
+import type {
+  CanonicalChatRequest,
+  CanonicalContentPart,
+  CanonicalMessage,
+  CanonicalToolCall,
+} from '../../src/canonical/index.ts';
 import { invalidRequest } from '../../src/errors.ts';
 import { parseJson } from '../../src/framing/index.ts';
 import { defaultJsonLimits, findJsonLimitViolation, jsonLimitError } from '../../src/framing/json-limits.ts';
@@ -177,4 +182,25 @@ export function toolCallInput(toolCall: CanonicalToolCall, param: string, upstre
     throw invalidRequest(`The arguments of tool call '${toolCall.id}' must be a JSON object for ${upstream}.`, param);
   }
   return input as Record<string, unknown>;
+}
+
+/**
+ * Refuses images and files given by URL, for a cloud host of Claude that takes base64 sources only (Vertex AI,
+ * Bedrock): the client hears it from the gateway, naming the part, not an upstream error.
+ */
+export function rejectUrlSources(request: CanonicalChatRequest, host: string): void {
+  request.messages.forEach((message, messageIndex) => {
+    if (message.role !== 'user' && message.role !== 'assistant') return;
+    message.content.forEach((part, partIndex) => {
+      const byUrl =
+        (part.type === 'image' && !part.url.startsWith('data:')) ||
+        (part.type === 'file' && part.data === undefined && part.url !== undefined);
+      if (byUrl) {
+        throw invalidRequest(
+          `Claude on ${host} does not accept images or files by URL; send them inline as base64 data: URLs.`,
+          `messages.[${messageIndex}].content.[${partIndex}]`,
+        );
+      }
+    });
+  });
 }

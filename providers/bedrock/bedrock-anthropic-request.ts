@@ -4,11 +4,11 @@ import type {
   UpstreamRequest,
   UpstreamTarget,
 } from '../../src/canonical/index.ts';
-import { invalidRequest } from '../../src/errors.ts';
 import { buildAnthropicChatRequest } from '../anthropic/index.ts';
 import { bedrockBaseURL, bedrockCredentials, readBedrockOptions } from './bedrock-options.ts';
 import { bedrockModelURL, lowerCased } from './bedrock-request.ts';
 import { authorizeBedrockRequest } from './bedrock-signing.ts';
+import { rejectUrlSources } from '../anthropic/anthropic-request-messages.ts';
 
 /**
  * The `anthropic_version` body field Claude's Messages API on Bedrock's InvokeModel requires ("The value must be
@@ -48,7 +48,7 @@ export async function buildBedrockAnthropicChatRequest(
   target: UpstreamTarget,
 ): Promise<UpstreamRequest> {
   const options = readBedrockOptions(target.options);
-  rejectUrlSources(request);
+  rejectUrlSources(request, 'Bedrock');
   const anthropic = buildAnthropicChatRequest(request, {
     ...target,
     apiKey: undefined,
@@ -154,22 +154,4 @@ async function toInvokeRequest(
     },
     credentials,
   );
-}
-
-/** Images and files by URL: Claude on Bedrock takes base64 sources only, so the client hears it from the gateway, by name. */
-function rejectUrlSources(request: CanonicalChatRequest): void {
-  request.messages.forEach((message, messageIndex) => {
-    if (message.role !== 'user' && message.role !== 'assistant') return;
-    message.content.forEach((part, partIndex) => {
-      const byUrl =
-        (part.type === 'image' && !part.url.startsWith('data:')) ||
-        (part.type === 'file' && part.data === undefined && part.url !== undefined);
-      if (byUrl) {
-        throw invalidRequest(
-          'Claude on Bedrock does not accept images or files by URL; send them inline as base64 data: URLs.',
-          `messages.[${messageIndex}].content.[${partIndex}]`,
-        );
-      }
-    });
-  });
 }

@@ -10,7 +10,7 @@ import { createUpstreamErrorMapper, type UpstreamErrorMapper } from '../../src/e
  * `FAILED_PRECONDITION` (Google's "free tier not available in your country; enable billing") is the deployment's
  * condition, not the client's: it maps to 424 and thus to 502 `upstream_model_error`, retryable elsewhere.
  */
-const statusByGoogleStatus: Readonly<Record<string, number>> = {
+export const googleErrorStatuses: Readonly<Record<string, number>> = {
   INVALID_ARGUMENT: 400,
   OUT_OF_RANGE: 400,
   FAILED_PRECONDITION: 424,
@@ -60,7 +60,7 @@ export function createGoogleErrorMapper(provider: string, label: string): Upstre
       type: ['error.details.0.reason', 'error.details.1.reason', 'error.details.2.reason', 'error.status'],
       code: ['error.status', '0.error.status', 'error.code'],
     },
-    statusByType: statusByGoogleStatus,
+    statusByType: googleErrorStatuses,
   });
 }
 

@@ -8,7 +8,7 @@ import {
   defaultVertexAnthropicVersion,
 } from './vertex-anthropic-request.ts';
 import { vertexAnthropicTranslator } from './vertex-anthropic-translator.ts';
-import { vertexTestTarget } from './test-utils/vertex-test-support.ts';
+import { vertexTestTarget } from '../../tests/support/vertex-test-support.ts';
 
 const claude = 'claude-sonnet-4-5@20250929';
 const regionalBase =

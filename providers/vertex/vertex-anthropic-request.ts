@@ -4,11 +4,11 @@ import type {
   UpstreamRequest,
   UpstreamTarget,
 } from '../../src/canonical/index.ts';
-import { invalidRequest } from '../../src/errors.ts';
 import { buildAnthropicChatRequest } from '../anthropic/index.ts';
 import { vertexAccessToken, type VertexCredentialDependencies } from './vertex-credentials.ts';
 import { readVertexOptions, type VertexOptions } from './vertex-options.ts';
 import { vertexHeaders, vertexModelUrl } from './vertex-url.ts';
+import { rejectUrlSources } from '../anthropic/anthropic-request-messages.ts';
 
 /** The `anthropic_version` body field Claude on Vertex needs, unless the deployment's `anthropicVersion` says otherwise. */
 export const defaultVertexAnthropicVersion = 'vertex-2023-10-16';
@@ -39,7 +39,7 @@ export async function buildVertexAnthropicChatRequest(
   dependencies: VertexCredentialDependencies = {},
 ): Promise<UpstreamRequest> {
   const options = readVertexOptions(target.options);
-  rejectUrlSources(request);
+  rejectUrlSources(request, 'Vertex AI');
   const anthropic = buildAnthropicChatRequest(request, {
     ...target,
     apiKey: undefined,
@@ -133,22 +133,4 @@ function toVertexAnthropicRequest(
     headers: { ...headers, ...vertexHeaders(target, accessToken) },
     body: JSON.stringify(vertexBody),
   };
-}
-
-/** Images and files by URL: Claude on Vertex refuses URL sources, so the client hears it from the gateway, by name. */
-function rejectUrlSources(request: CanonicalChatRequest): void {
-  request.messages.forEach((message, messageIndex) => {
-    if (message.role !== 'user' && message.role !== 'assistant') return;
-    message.content.forEach((part, partIndex) => {
-      const byUrl =
-        (part.type === 'image' && !part.url.startsWith('data:')) ||
-        (part.type === 'file' && part.data === undefined && part.url !== undefined);
-      if (byUrl) {
-        throw invalidRequest(
-          'Claude on Vertex AI does not accept images or files by URL; send them inline as base64 data: URLs.',
-          `messages.[${messageIndex}].content.[${partIndex}]`,
-        );
-      }
-    });
-  });
 }

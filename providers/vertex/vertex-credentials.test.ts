@@ -14,7 +14,7 @@ import {
   vertexTestTarget,
   type TestKeyPair,
   type TestTokenEndpoint,
-} from './test-utils/vertex-test-support.ts';
+} from '../../tests/support/vertex-test-support.ts';
 
 let keys: TestKeyPair;
 let endpoint: TestTokenEndpoint;

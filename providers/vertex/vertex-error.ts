@@ -1,32 +1,7 @@
 import type { GatewayError } from '../../src/errors.ts';
 import { createUpstreamErrorMapper } from '../../src/errors/upstream-error-mapping.ts';
 import { vertexProviderId } from './vertex-options.ts';
-
-/**
- * Google's canonical error statuses (google.rpc.Code names, as `error.status` carries them) and the HTTP status each
- * stands for: read for errors sent inside a stream, and for a 4xx whose status name says more than its HTTP status.
- * `FAILED_PRECONDITION` comes with HTTP 400 but is about the project (a model not enabled for it, billing, a location
- * the API does not serve), never the client's request: like the Gemini translator, it is read as 424, a retryable 502
- * `upstream_model_error` that keeps Google's status as its code.
- */
-const googleStatusCodes: Readonly<Record<string, number>> = {
-  INVALID_ARGUMENT: 400,
-  FAILED_PRECONDITION: 424,
-  OUT_OF_RANGE: 400,
-  UNAUTHENTICATED: 401,
-  PERMISSION_DENIED: 403,
-  NOT_FOUND: 404,
-  ABORTED: 409,
-  ALREADY_EXISTS: 409,
-  RESOURCE_EXHAUSTED: 429,
-  CANCELLED: 499,
-  INTERNAL: 500,
-  UNKNOWN: 500,
-  DATA_LOSS: 500,
-  UNIMPLEMENTED: 501,
-  UNAVAILABLE: 503,
-  DEADLINE_EXCEEDED: 504,
-};
+import { googleErrorStatuses } from '../gemini/gemini-error.ts';
 
 /** Anthropic's error types (the model's own answers, which Vertex relays for Claude) and their HTTP statuses. */
 const anthropicErrorTypeCodes: Readonly<Record<string, number>> = {
@@ -66,7 +41,8 @@ export const vertexErrorMapper = createUpstreamErrorMapper({
     type: ['error.type'],
     code: ['error.status', '0.error.status'],
   },
-  statusByType: { ...googleStatusCodes, ...anthropicErrorTypeCodes },
+  // Google's statuses and error reasons, as Gemini's API sends them (the same envelope).
+  statusByType: { ...googleErrorStatuses, ...anthropicErrorTypeCodes },
 });
 
 /**

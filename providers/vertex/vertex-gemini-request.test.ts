@@ -11,7 +11,7 @@ import {
   vertexTestTarget,
   type TestTokenEndpoint,
   type TestKeyPair,
-} from './test-utils/vertex-test-support.ts';
+} from '../../tests/support/vertex-test-support.ts';
 
 const base =
   'https://us-central1-aiplatform.googleapis.com/v1/projects/my-project/locations/us-central1/publishers/google/models';

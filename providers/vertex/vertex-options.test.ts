@@ -3,7 +3,7 @@ import { validateVertexGeminiOptions } from './vertex-gemini-request.ts';
 import { validateVertexOptions } from './vertex-options.ts';
 import { parseServiceAccount, pkcs8FromPem } from './vertex-service-account.ts';
 import { vertexHost, vertexModelUrl } from './vertex-url.ts';
-import { vertexTestTarget } from './test-utils/vertex-test-support.ts';
+import { vertexTestTarget } from '../../tests/support/vertex-test-support.ts';
 
 const pem = `-----BEGIN PRIVATE KEY-----\n${btoa('some key bytes')}\n-----END PRIVATE KEY-----\n`;
 const account = {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { UpstreamTarget } from '../../../src/canonical/index.ts';
+import type { UpstreamTarget } from '../../src/canonical/index.ts';
 
 /**
  * Test support for the Vertex tests (never imported by the translator): an RSA key pair, a service-account key built
