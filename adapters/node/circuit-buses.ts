@@ -65,9 +65,18 @@ export function createRedisCircuitBus(options: {
   };
 }
 
+/** What a starting worker sends its primary to hear the openings still running (see {@link createCircuitRelay}). */
+interface CircuitReplayRequest {
+  type: 'torii:circuit-replay';
+}
+
+/** The broadcast that ends a replay: every opening still running was sent to the worker before it. */
+const circuitReplayedChannel = 'torii:circuits-replayed';
+
 /**
  * A cluster worker's {@link CircuitBus} without Redis: changes go to the primary over IPC, which relays them to every
- * worker (see {@link relayCircuitChanges}).
+ * worker (see {@link createCircuitRelay}). `whenSubscribed` asks the primary for the openings still running and
+ * resolves once they are applied, so a worker forked after a cooldown opened (a restart) never serves blind to it.
  *
  * @example
  * const bus = createClusterCircuitBus(createClusterRpcClient());
@@ -83,18 +92,61 @@ export function createClusterCircuitBus(rpc: ClusterRpcClient): CircuitBus {
         const change = parseSharedCircuitChange(payload);
         if (change !== undefined) listener(change);
       }),
+    whenSubscribed: () =>
+      new Promise<void>((resolve) => {
+        if (process.send === undefined || !process.connected) return resolve();
+        const stop = rpc.onBroadcast(circuitReplayedChannel, () => {
+          stop();
+          resolve();
+        });
+        process.send({ type: 'torii:circuit-replay' } satisfies CircuitReplayRequest, undefined, {}, () => {});
+      }),
   };
 }
 
+/** The most openings the primary remembers for replay (a bound: deployment ids come from the config). */
+const rememberedOpeningsLimit = 10_000;
+
+/** The primary's circuit relay: {@link createCircuitRelay}. */
+export interface CircuitRelay {
+  /** Relays `worker`'s changes to every worker and answers its replay request. Call once per forked worker. */
+  attach(worker: Worker): void;
+}
+
 /**
- * The primary's side: relays a worker's circuit change to every worker (the sender included; it ignores its own).
- * Anything else a worker sends is left to other listeners; a malformed change is dropped.
+ * The primary's side: relays a worker's circuit change to every worker (the sender included; it ignores its own), and
+ * remembers the openings still running so a worker that starts later (a restart, a replacement after a crash) hears
+ * them before it listens. Anything else a worker sends is left to other listeners; a malformed change is dropped.
+ *
+ * @example
+ * const relay = createCircuitRelay(() => Object.values(cluster.workers ?? {}));
+ * cluster.on('fork', (worker) => relay.attach(worker));
  */
-export function relayCircuitChanges(worker: Worker, workers: () => Iterable<Worker>): void {
-  worker.on('message', (message: unknown) => {
-    const typed = message as Partial<CircuitRelayMessage> | null;
-    if (typed?.type !== 'torii:circuit-relay') return;
-    const change = parseSharedCircuitChange(typed.change);
-    if (change !== undefined) broadcastToWorkers(workers(), circuitChannel, change);
-  });
+export function createCircuitRelay(workers: () => Iterable<Worker>, now: () => number = Date.now): CircuitRelay {
+  const openings = new Map<string, SharedCircuitChange & { state: 'open' }>();
+  const remember = (change: SharedCircuitChange) => {
+    openings.delete(change.deploymentId);
+    if (change.state === 'open' && openings.size < rememberedOpeningsLimit) openings.set(change.deploymentId, change);
+  };
+  const replay = (worker: Worker) => {
+    const at = now();
+    for (const [deploymentId, opening] of openings) {
+      if (opening.openUntil <= at) openings.delete(deploymentId);
+      else broadcastToWorkers([worker], circuitChannel, opening);
+    }
+    broadcastToWorkers([worker], circuitReplayedChannel, {});
+  };
+  return {
+    attach(worker) {
+      worker.on('message', (message: unknown) => {
+        const typed = message as Partial<CircuitRelayMessage> | Partial<CircuitReplayRequest> | null;
+        if (typed?.type === 'torii:circuit-replay') return replay(worker);
+        if (typed?.type !== 'torii:circuit-relay') return;
+        const change = parseSharedCircuitChange((typed as Partial<CircuitRelayMessage>).change);
+        if (change === undefined) return;
+        remember(change);
+        broadcastToWorkers(workers(), circuitChannel, change);
+      });
+    },
+  };
 }

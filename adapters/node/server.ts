@@ -21,7 +21,7 @@ import {
   openSingleProcessDataPlane,
   type NodeDataPlane,
 } from './node-data-plane.ts';
-import { createClusterCircuitBus, relayCircuitChanges } from './circuit-buses.ts';
+import { createCircuitRelay, createClusterCircuitBus } from './circuit-buses.ts';
 import { createNodeGateway } from './node-gateway.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { registerUsageQueueMetrics } from './process-health-metrics.ts';
@@ -96,8 +96,9 @@ async function runPrimaryWithoutDatabase(settings: NodeServerSettings): Promise<
   const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
+  const circuits = createCircuitRelay(clusterWorkers);
   runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, announcer(settings, probe, masterKey), {
-    onFork: (worker) => relayCircuitChanges(worker, clusterWorkers),
+    onFork: (worker) => circuits.attach(worker),
   });
 }
 
@@ -112,6 +113,7 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
   const registry = new Registry();
   registerUsageQueueMetrics(registry, plane.usageQueue, { role: 'ledger', canPersist: plane.ledger.canPersist });
   const workers = clusterWorkers;
+  const circuits = createCircuitRelay(workers);
   plane.setBroadcast((invalidation) => broadcastToWorkers(workers(), clusterInvalidationChannel, invalidation));
   // Workers answer /health/ready, so they hear whether the ledger can persist usage.
   plane.ledger.onChange((canPersist) => broadcastToWorkers(workers(), usageLedgerChannel, { canPersist }));
@@ -121,7 +123,7 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
     registry,
     onFork: (worker) => {
       serveClusterRpc(worker, plane.handlers);
-      relayCircuitChanges(worker, workers);
+      circuits.attach(worker);
       worker.once('listening', () => {
         if (!plane.ledger.canPersist()) broadcastToWorkers([worker], usageLedgerChannel, { canPersist: false });
       });

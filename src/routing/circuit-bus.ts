@@ -20,8 +20,9 @@ export interface CircuitBus {
   subscribe(listener: (change: SharedCircuitChange) => void): () => void;
   /**
    * Resolves once the subscriptions made so far receive other processes' changes (Redis has confirmed its SUBSCRIBE);
-   * a server waits for it before it reports ready, so it never serves blind to cooldowns opened elsewhere. Buses that
-   * deliver at once (in-process, cluster IPC) need not implement it.
+   * a server waits for it before it reports ready, so it never serves blind to cooldowns opened elsewhere. A bus may
+   * also deliver the openings still running before it resolves (the cluster primary replays them to a new worker).
+   * Buses that deliver at once and remember nothing (in-process) need not implement it.
    */
   whenSubscribed?(): Promise<void>;
 }

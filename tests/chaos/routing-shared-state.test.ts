@@ -6,6 +6,7 @@ import { requiredServiceUrl } from '../e2e/accounting-harness.ts';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
 import { nodeClusterRuntime } from '../e2e/gateway-starters.ts';
 import { chaosClient, chaosMasterKey } from './chaos-client.ts';
+import { childProcessIds, processAlive, waitUntil } from './process-tree.ts';
 import { hostileEnvironment, startHostileUpstream, type HostileUpstream } from './hostile-upstream.ts';
 import { chat, failInOneWorker, sharedStateConfig } from './routing-shared-state-helpers.ts';
 
@@ -112,6 +113,20 @@ describe('routing state shared across two Node instances (cluster of 2 each, Red
   });
 });
 
+/** Polls `url` until it answers 200 (the port refuses connections while no worker listens). */
+async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(url).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url} not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 // Without Redis, the cluster primary relays circuit changes between its workers.
 describe('routing state shared across the workers of one Node cluster without Redis', { timeout: 120_000 }, () => {
   let upstream: HostileUpstream;
@@ -136,5 +151,20 @@ describe('routing state shared across the workers of one Node cluster without Re
     for (let index = 0; index < 20; index++) expect((await chat(gateway, 'shared-cooldown')).status).toBe(200);
     // The other worker never saw a failure; a naive router sends it 3 more.
     expect(upstream.requests.get('error:500:shared')).toBeLessThanOrEqual(4);
+  });
+
+  it('workers started after the opening (both killed and replaced) hear it from the primary before they listen', async () => {
+    const failuresBefore = upstream.requests.get('error:500:shared') ?? 0;
+    expect(failuresBefore).toBeGreaterThanOrEqual(3);
+    const killed = childProcessIds(gateway.pid!);
+    expect(killed).toHaveLength(2);
+    for (const pid of killed) process.kill(pid, 'SIGKILL');
+    await waitUntil(() => killed.every((pid) => !processAlive(pid)), 'the killed workers gone', 30_000);
+    // A replacement takes connections only once it listens, and it listens only after the primary's replay.
+    await waitUntil(() => childProcessIds(gateway.pid!).length === 2, 'two replacement workers forked', 60_000);
+    await waitUntilReady(`${gateway.baseURL}/health/ready`, 60_000);
+    for (let index = 0; index < 20; index++) expect((await chat(gateway, 'shared-cooldown')).status).toBe(200);
+    // Fresh workers that had not heard of the opening would each send it 3 more.
+    expect(upstream.requests.get('error:500:shared')).toBe(failuresBefore);
   });
 });

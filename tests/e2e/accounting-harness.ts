@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { expect } from 'vitest';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { mockUpstreamApiKey } from '../mock-upstream/mock-upstream.ts';
-import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
+import { freePort, nodeReadyLine, spawnGateway, type RunningGateway } from './gateway-process.ts';
 
 /**
  * Shared parts of the accounting e2e tests (keys, limits, budgets, the usage ledger) against the built Node server
@@ -100,6 +100,7 @@ export async function startAccountingGateway(options: AccountingGatewayOptions):
     },
     port,
     readyTimeoutMs: 30_000,
+    readyLine: nodeReadyLine,
   });
 }
 

@@ -49,11 +49,51 @@ export async function waitUntilReady(
   throw new Error(`gateway not ready at ${url} within ${timeoutMs} ms:\n${output()}`);
 }
 
-/** Spawns a gateway process, waits for `/health/ready`, and returns its handle. */
+/** What `node dist/server.js` prints once every worker listens (the cluster primary's announcement). */
+export const nodeReadyLine = 'torii listening on';
+
+/** Resolves once `output()` holds `line` (checked on each chunk the process prints), or fails after `timeoutMs`. */
+async function waitForLine(child: ChildProcess, output: () => string, line: string, timeoutMs: number): Promise<void> {
+  if (output().includes(line)) return;
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!output().includes(line)) return;
+      finish();
+      resolve();
+    };
+    const exited = () => {
+      finish();
+      reject(new Error(`gateway exited before it printed ${JSON.stringify(line)}:\n${output()}`));
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`gateway did not print ${JSON.stringify(line)} within ${timeoutMs} ms:\n${output()}`));
+    }, Math.max(timeoutMs, 0));
+    const finish = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      child.off('exit', exited);
+    };
+    // Listeners added after spawnGateway's own, so the chunk is already in output() when check runs.
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', exited);
+  });
+}
+
+/** Spawns a gateway process, waits for `/health/ready` (and `readyLine` when given), and returns its handle. */
 export async function spawnGateway(
   command: string,
   args: string[],
-  options: { env: Record<string, string>; port: number; readyTimeoutMs: number; cwd?: string },
+  options: {
+    env: Record<string, string>;
+    port: number;
+    readyTimeoutMs: number;
+    cwd?: string;
+    /** Also wait until the process prints this (a cluster primary's announcement: every worker listens). */
+    readyLine?: string;
+  },
 ): Promise<RunningGateway> {
   // Each gateway keeps its embedded database and usage spill in a directory of its own unless the test says otherwise
   // (PGlite allows one process per directory, and tests run in parallel).
@@ -70,7 +110,10 @@ export async function spawnGateway(
   const output = () => printed;
   const baseURL = `http://127.0.0.1:${options.port}`;
   try {
+    const startedAt = Date.now();
     await waitUntilReady(`${baseURL}/health/ready`, child, output, options.readyTimeoutMs);
+    if (options.readyLine !== undefined)
+      await waitForLine(child, output, options.readyLine, options.readyTimeoutMs - (Date.now() - startedAt));
   } catch (error) {
     killTree(child, 'SIGKILL');
     throw error;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
+import { freePort, nodeReadyLine, spawnGateway, type RunningGateway } from './gateway-process.ts';
 
 /** Starts the gateway under test with a config object and its environment. */
 export type GatewayStarter = (
@@ -42,6 +42,8 @@ export const nodeClusterRuntime: GatewayRuntime = {
       },
       port,
       readyTimeoutMs: 60_000,
+      // One worker answering /health/ready is not the cluster: tests spread over both, so wait until both listen.
+      readyLine: nodeReadyLine,
     });
   },
 };

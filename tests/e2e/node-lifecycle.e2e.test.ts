@@ -7,7 +7,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
 import { e2eEnvironment, e2eGatewayConfig, e2eMasterKey, readFixture } from './e2e-fixtures.ts';
-import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
+import { freePort, nodeReadyLine, spawnGateway, type RunningGateway } from './gateway-process.ts';
 
 const openaiText = readFixture<{ choices: { message: { content: string } }[] }>('openai-compatible', 'text.json');
 
@@ -37,6 +37,7 @@ async function startCluster(mock: MockUpstream): Promise<RunningGateway> {
     port,
     // Readiness-based: the cluster is ready when /health/ready answers 200; the limit is only for a start that hangs.
     readyTimeoutMs: 90_000,
+    readyLine: nodeReadyLine,
   });
 }
 

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
 import { e2eEnvironment, e2eGatewayConfig, e2eMasterKey } from './e2e-fixtures.ts';
-import { freePort, spawnGateway, type RunningGateway } from './gateway-process.ts';
+import { freePort, nodeReadyLine, spawnGateway, type RunningGateway } from './gateway-process.ts';
 
 /**
  * `TORII_DATABASE=off`: the documented pure-proxy mode. The gateway serves every client API with the master key,
@@ -39,6 +39,7 @@ describe.each([{ workers: '1' }, { workers: '2' }])(
         },
         port,
         readyTimeoutMs: 60_000,
+        readyLine: nodeReadyLine,
       });
     }, 90_000);
 
