@@ -65,10 +65,13 @@ async function waitForLine(child: ChildProcess, output: () => string, line: stri
       finish();
       reject(new Error(`gateway exited before it printed ${JSON.stringify(line)}:\n${output()}`));
     };
-    const timer = setTimeout(() => {
-      finish();
-      reject(new Error(`gateway did not print ${JSON.stringify(line)} within ${timeoutMs} ms:\n${output()}`));
-    }, Math.max(timeoutMs, 0));
+    const timer = setTimeout(
+      () => {
+        finish();
+        reject(new Error(`gateway did not print ${JSON.stringify(line)} within ${timeoutMs} ms:\n${output()}`));
+      },
+      Math.max(timeoutMs, 0),
+    );
     const finish = () => {
       clearTimeout(timer);
       child.stdout?.off('data', check);
