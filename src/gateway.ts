@@ -141,7 +141,10 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     ...(options.services?.metricsExposition ? { metricsExposition: options.services.metricsExposition } : {}),
     ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
     ...(options.services?.tokenCounter ? { tokenCounter: options.services.tokenCounter } : {}),
+    ...(options.services?.accessLog ? { accessLog: options.services.accessLog } : {}),
+    ...(options.services?.clockAdvancesDuringCompute === false ? { clockAdvancesDuringCompute: false } : {}),
   };
+  const overheadMeasured = services.clockAdvancesDuringCompute !== false;
   const modelGroups = resolveModelGroups(options.config, options.providers, options.priceTable);
   const dependencies: RouteDependencies = {
     services,
@@ -181,7 +184,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
   const app = new Hono<GatewayEnvironment>();
 
   app.use('*', async (c, next) => {
-    const record = createRequestRecord(c.req.header('x-request-id') ?? null, now());
+    const record = createRequestRecord(c.req.header('x-request-id') ?? null, now(), overheadMeasured);
     c.set('record', record);
     const measured = c.req.path.includes('/v1/');
     if (measured) metrics.requestStarted();

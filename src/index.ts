@@ -13,3 +13,13 @@ export { GatewayError, isGatewayError, renderError } from './errors.ts';
 export type * from './canonical/index.ts';
 export type * from './services.ts';
 export { consoleLogger, noMetrics } from './services.ts';
+export {
+  createJsonLogger,
+  consoleLineWriter,
+  type LeveledLogger,
+  type LogLineWriter,
+} from './observability/json-logger.ts';
+export { createAccessLog, accessLine, type AccessLog } from './observability/access-log.ts';
+export { parseLogLevel, type LogLevel } from './observability/log-level.ts';
+export { createGatewayPrometheusMetrics, type GatewayPrometheusMetrics } from './observability/gateway-metrics.ts';
+export { renderPrometheusText, prometheusContentType } from './observability/prometheus-text.ts';

@@ -3,6 +3,9 @@
  */
 
 import type { TokenCounter } from './tokens/token-counter.ts';
+import type { GatewayLogger } from './observability/gateway-logger.ts';
+import { createJsonLogger } from './observability/json-logger.ts';
+import type { RequestObservation } from './observability/request-observation.ts';
 
 /** What the gateway sends upstream: a subset of RequestInit every client can honour, and the call's bounds. */
 export interface UpstreamRequestInit {
@@ -63,25 +66,8 @@ export interface UpstreamResponse {
 /** A fetch-shaped upstream client: undici with pooled keep-alive on Node, the platform fetch elsewhere. */
 export type UpstreamFetch = (url: string, init: UpstreamRequestInit) => Promise<UpstreamResponse>;
 
-/** What the gateway reports about one finished request (streams report when the stream ends). */
-export interface RequestObservation {
-  /** The model group asked for; undefined when the request failed before routing. */
-  modelGroup: string | undefined;
-  /** The config's provider name of the deployment used. */
-  provider: string | undefined;
-  /** `chat`, `embeddings`, `models`, or another route name. */
-  operation: string;
-  status: number;
-  stream: boolean;
-  /** Whole request time as the gateway saw it, in ms. */
-  durationMs: number;
-  /** Time spent waiting for and reading the upstream, in ms; undefined when no upstream call was made. */
-  upstreamMs: number | undefined;
-  /** Time spent inside the gateway (durationMs minus upstreamMs), in ms. */
-  overheadMs: number;
-  inputTokens: number | undefined;
-  outputTokens: number | undefined;
-}
+export type { RequestObservation } from './observability/request-observation.ts';
+export type { GatewayLogger } from './observability/gateway-logger.ts';
 
 /** One upstream attempt as routing saw it (a request makes several when it is retried or falls back). */
 export interface AttemptObservation {
@@ -125,19 +111,11 @@ export const noMetrics: GatewayMetrics = {
   requestFinished() {},
 };
 
-/** Structured logging. The default writes JSON lines to the console. */
-export interface GatewayLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** A logger writing one JSON object per line to the console. */
-export const consoleLogger: GatewayLogger = {
-  info: (message, fields) => console.log(JSON.stringify({ level: 'info', message, ...fields })),
-  warn: (message, fields) => console.warn(JSON.stringify({ level: 'warn', message, ...fields })),
-  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
-};
+/**
+ * A logger writing one JSON line per call to the console, at `info` and above, each with an ISO-8601 `time` and its
+ * `level` (see createJsonLogger for another level or writer).
+ */
+export const consoleLogger: GatewayLogger = createJsonLogger();
 
 /** The runtime services the gateway uses; every field has a Web-standard default. */
 export interface GatewayServices {
@@ -147,6 +125,18 @@ export interface GatewayServices {
   metrics: GatewayMetrics;
   /** Defaults to {@link consoleLogger}. */
   logger: GatewayLogger;
+  /**
+   * Receives every finished request (streams: when the stream ended), to write its access line (see
+   * src/observability/access-log.ts `createAccessLog`). Absent: no access line. It runs on the request path: memory
+   * work and a buffered write only.
+   */
+  accessLog?: (observation: RequestObservation) => void;
+  /**
+   * False where `now` stands still while code runs and moves only when I/O completes (workerd, a Spectre mitigation):
+   * the gateway's own time (overhead) cannot be measured there, and is left out of the timing headers, the metrics and
+   * the access line instead of reading 0. Defaults to true.
+   */
+  clockAdvancesDuringCompute?: boolean;
   /** A monotonic clock in ms. Defaults to `performance.now`. */
   now: () => number;
   /** Serves `GET /metrics` (Prometheus text). Absent: the route answers 404. */

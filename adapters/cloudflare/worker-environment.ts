@@ -30,6 +30,8 @@ export interface WorkerEnvironment {
   TORII_USAGE_QUEUE?: WorkersQueue;
   /** `leased` (default with the Durable Object), `strict` or `local`. */
   TORII_RATE_LIMIT_MODE?: string;
+  /** `debug`, `info` (default: one access line per request), `warn`, `error` or `silent`. */
+  TORII_LOG_LEVEL?: string;
   /** How long an isolate trusts its in-memory copy of a key, ms (default 5000): the revocation bound within a colo. */
   TORII_KEY_CACHE_TTL_MS?: string;
   [name: string]: unknown;

@@ -11,7 +11,12 @@ import { createGateway } from '../../src/gateway.ts';
 import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 import { secretsOfUrl } from '../../src/security/secret-redactor.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
-import { consoleLogger } from '../../src/services.ts';
+import type { GatewayLogger } from '../../src/services.ts';
+import { createAccessLog } from '../../src/observability/access-log.ts';
+import { createJsonLogger } from '../../src/observability/json-logger.ts';
+import type { LogLevel } from '../../src/observability/log-level.ts';
+import { readLogLevel } from '../shared/log-level-setting.ts';
+import { isStartupError } from '../shared/startup-error.ts';
 import { createPolledCircuitBus, type PolledCircuitBus } from '../../src/routing/polled-circuit-bus.ts';
 import { circuitRefreshVariable, readCircuitRefreshMs } from '../shared/circuit-refresh-setting.ts';
 import { createDurableObjectCircuitStore } from './durable-object-circuit-store.ts';
@@ -37,16 +42,26 @@ export interface WorkerGateway {
  * that saw them, and each isolate reads the object at most every `TORII_CIRCUIT_REFRESH_MS` (the Worker calls
  * `refreshIfDue` per request, since an isolate has no timers of its own between requests).
  */
-function openWorkerCircuits(environment: WorkerEnvironment): PolledCircuitBus | undefined {
+function openWorkerCircuits(environment: WorkerEnvironment, logger: GatewayLogger): PolledCircuitBus | undefined {
   const namespace = environment.TORII_CIRCUITS;
   if (namespace === undefined) return undefined;
   const refresh = readCircuitRefreshMs(environment.TORII_CIRCUIT_REFRESH_MS);
   if ('problem' in refresh) throw new ConfigError([`${circuitRefreshVariable}: ${refresh.problem}`]);
   return createPolledCircuitBus(createDurableObjectCircuitStore(namespace), {
-    logger: consoleLogger,
+    logger,
     refreshMs: refresh.ms,
     keepAlive: (work) => void keepAlive(work),
   });
+}
+
+/** `TORII_LOG_LEVEL`, an invalid value reported as the Worker reports any bad setting (a ConfigError). */
+function workerLogLevel(environment: WorkerEnvironment): LogLevel {
+  try {
+    return readLogLevel(environment);
+  } catch (error) {
+    if (isStartupError(error)) throw new ConfigError([`${error.setting}: ${error.reason}`]);
+    throw error;
+  }
 }
 
 function stringValues(environment: WorkerEnvironment): Record<string, string | undefined> {
@@ -84,6 +99,9 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   if (typeof masterKey !== 'string' || masterKey === '') {
     throw new ConfigError(['TORII_MASTER_KEY: not set; add it with `wrangler secret put TORII_MASTER_KEY`']);
   }
+  const level = workerLogLevel(environment);
+  const logger = createJsonLogger({ level });
+  const accessLog = createAccessLog({ level });
   const config = readConfig(environment);
   // Only the translators the config names are loaded (each provider beyond OpenAI-compatible and Anthropic is its
   // own chunk), so a Worker pays for the providers it uses.
@@ -91,10 +109,17 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   // The price table (~50 KB) is its own chunk too: evaluated once per isolate, not part of the start-up bundle.
   const { bundledPriceTable: priceTable } = await import('../../src/usage/price-table.ts');
   const settings = readWorkerAccountingSettings(environment);
-  const circuits = openWorkerCircuits(environment);
+  const circuits = openWorkerCircuits(environment, logger);
   const routing = circuits === undefined ? {} : { routing: { circuitBus: circuits } };
-  // Upstream calls use the platform fetch: undici cannot run on workerd.
-  const services = { upstreamFetch: createFetchUpstream() };
+  // Upstream calls use the platform fetch: undici cannot run on workerd. Its clocks stand still while code runs (they
+  // move only when I/O completes, a Spectre mitigation), so the gateway's own time is reported as unmeasured rather
+  // than as 0 (timing-headers.ts); Cloudflare's dashboard and `wrangler tail` report the Worker's CPU time.
+  const services = {
+    upstreamFetch: createFetchUpstream(),
+    logger,
+    ...(accessLog === undefined ? {} : { accessLog }),
+    clockAdvancesDuringCompute: false,
+  };
   // Beyond the config's own secrets: the master key and the database's credentials never reach a client or a log.
   const databaseUrl = databaseConnectionString(environment);
   const secrets = [masterKey, ...(databaseUrl === undefined ? [] : secretsOfUrl(databaseUrl))];
@@ -111,7 +136,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     return { app, accounting: undefined, circuits };
   }
   const { openWorkerAccounting } = await import('./worker-accounting.ts');
-  const accounting = openWorkerAccounting(environment, settings, masterKey, consoleLogger);
+  const accounting = openWorkerAccounting(environment, settings, masterKey, logger);
   const app = createGateway({
     config,
     providers: builtinProviders,

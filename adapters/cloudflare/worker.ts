@@ -1,5 +1,6 @@
 import { ConfigError } from '../../src/config/config-error.ts';
 import { GatewayError, renderError } from '../../src/errors.ts';
+import { jsonLogLine } from '../../src/observability/json-logger.ts';
 import type { WorkersQueueBatch } from './queue-usage-consumer.ts';
 import type { WorkerEnvironment } from './worker-environment.ts';
 import { buildWorkerGateway, type WorkerGateway } from './worker-gateway.ts';
@@ -29,7 +30,9 @@ function gatewayFor(environment: WorkerEnvironment): Promise<WorkerGateway> | Wo
 
 function configFailure(error: unknown): Response {
   const message = error instanceof ConfigError ? error.message : 'The gateway could not start.';
-  console.error(error instanceof ConfigError ? message : `${message} ${String(error)}`);
+  console.error(
+    jsonLogLine(Date.now(), 'error', message, error instanceof ConfigError ? undefined : { error: String(error) }),
+  );
   return renderError(new GatewayError({ status: 500, type: 'api_error', code: 'invalid_config', message }), 'openai');
 }
 

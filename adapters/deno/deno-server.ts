@@ -7,7 +7,14 @@ import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 // Runtime-neutral (pure JavaScript, a dynamic import): Deno loads gpt-tokenizer from node_modules as Node does.
 import { createGptTokenizerTokenCounter } from '../shared/gpt-tokenizer-token-counter.ts';
-import { consoleLogger } from '../../src/services.ts';
+import type { GatewayLogger } from '../../src/services.ts';
+import { createAccessLog } from '../../src/observability/access-log.ts';
+import { createGatewayPrometheusMetrics } from '../../src/observability/gateway-metrics.ts';
+import { createJsonLogger } from '../../src/observability/json-logger.ts';
+import { prometheusContentType, renderPrometheusText } from '../../src/observability/prometheus-text.ts';
+import { readLogLevel } from '../shared/log-level-setting.ts';
+import { usageQueueFamilies } from '../../src/observability/usage-queue-metrics.ts';
+import { denoProcessFamilies } from './deno-process-metrics.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { StartupError } from '../shared/startup-error.ts';
@@ -31,10 +38,13 @@ const usageFlushTimeoutMs = 5_000;
  * With Upstash, circuit changes are shared with every other instance through a hash there, read every
  * `circuitRefreshMs` on a timer that keeps no process alive (Upstash's REST API has no push).
  */
-function openDenoCircuitBus(settings: DenoServerSettings): { bus: PolledCircuitBus; stop(): void } | undefined {
+function openDenoCircuitBus(
+  settings: DenoServerSettings,
+  logger: GatewayLogger,
+): { bus: PolledCircuitBus; stop(): void } | undefined {
   if (settings.upstash === undefined) return undefined;
   const store = createUpstashCircuitStore({ redis: createUpstashRedisClient(settings.upstash) });
-  const bus = createPolledCircuitBus(store, { logger: consoleLogger, refreshMs: settings.circuitRefreshMs });
+  const bus = createPolledCircuitBus(store, { logger, refreshMs: settings.circuitRefreshMs });
   // Four looks per interval, so a read is never more than a quarter interval late.
   const timer = setInterval(() => bus.refreshIfDue(), Math.max(25, settings.circuitRefreshMs / 4));
   Deno.unrefTimer(timer);
@@ -54,18 +64,37 @@ function openDenoCircuitBus(settings: DenoServerSettings): { bus: PolledCircuitB
  * `TORII_SHUTDOWN_GRACE_MS`), push pending budget spend, flush the usage queue (5 s, then the rest is spilled to
  * disk), close the database, exit 0.
  *
+ * Logs are JSON lines on the console at `TORII_LOG_LEVEL` (`info`: one access line per request); `GET /metrics`
+ * serves the same Prometheus families as Node (src/observability/gateway-metrics.ts) with the process's own.
+ *
  * @example
  * // deno run --allow-net --allow-env --allow-read --allow-write adapters/deno/server.ts
  * await startDenoServer({ port: 8787 });
  */
 export async function startDenoServer(options: DenoServerOptions = {}): Promise<Deno.HttpServer> {
   const environment = options.environment ?? Deno.env.toObject();
-  const { config, source } = await loadGatewayConfig(environment, builtinProviders, (path) => Deno.readTextFile(path));
+  const level = readLogLevel(environment);
+  const logger = createJsonLogger({ level });
+  const { config, source, warnings } = await loadGatewayConfig(environment, builtinProviders, (path) =>
+    Deno.readTextFile(path),
+  );
+  // A LiteLLM config's parts torii did not take, once at start (paths and reasons only, never values).
+  if (warnings.length > 0)
+    logger.warn(`converted the LiteLLM config ${source}; ${warnings.length} part(s) not taken`, {
+      notTaken: warnings,
+    });
   const settings = readDenoServerSettings(environment);
   const masterKey = resolveMasterKey(environment);
-  const opened = await openDenoAccounting(settings, masterKey.key, consoleLogger);
+  const opened = await openDenoAccounting(settings, masterKey.key, logger);
   const accounting = opened?.accounting;
-  const circuits = openDenoCircuitBus(settings);
+  const circuits = openDenoCircuitBus(settings, logger);
+  const metrics = createGatewayPrometheusMetrics();
+  const families = [
+    ...metrics.families,
+    ...(accounting === undefined ? [] : usageQueueFamilies(accounting.usageQueue, { role: 'ledger' })),
+    ...denoProcessFamilies(),
+  ];
+  const accessLog = createAccessLog({ level });
   let accepting = true;
   const app = createGateway({
     config,
@@ -84,6 +113,11 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     routing: { backgroundHealthChecks: true, ...(circuits === undefined ? {} : { circuitBus: circuits.bus }) },
     services: {
       upstreamFetch: createFetchUpstream(),
+      logger,
+      metrics,
+      metricsExposition: () =>
+        Promise.resolve({ contentType: prometheusContentType, body: renderPrometheusText(families) }),
+      ...(accessLog === undefined ? {} : { accessLog }),
       isReady: () => accepting,
       tokenCounter: createGptTokenizerTokenCounter(),
     },
@@ -102,10 +136,10 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     if (name === 'AddrNotAvailable') throw new StartupError('HOST', `cannot listen on "${hostname}"`);
     throw error;
   }
-  console.log(
-    JSON.stringify({
-      level: 'info',
-      message: `torii listening on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`,
+  // At `warn` when it carries a generated master key: the only place that key is shown.
+  logger[masterKey.generated ? 'warn' : 'info'](
+    `torii listening on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`,
+    {
       runtime: 'deno',
       config: source,
       modelGroups: Object.keys(config.modelGroups),
@@ -116,7 +150,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
       ...(masterKey.generated
         ? { masterKey: masterKey.key, note: 'generated for this run; set TORII_MASTER_KEY to choose one' }
         : {}),
-    }),
+    },
   );
   const stop = async (): Promise<void> => {
     if (!accepting) return;
@@ -128,11 +162,11 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
       new Promise<false>((resolve) => (graceTimer = setTimeout(() => resolve(false), settings.shutdownGraceMs))),
     ]);
     clearTimeout(graceTimer);
-    if (!finished) consoleLogger.warn('grace period over; closing unfinished requests');
+    if (!finished) logger.warn('grace period over; closing unfinished requests');
     // Usage of every finished request goes to the database (or the disk spill) before exit.
     await accounting
       ?.close({ timeoutMs: usageFlushTimeoutMs })
-      .catch((error: unknown) => consoleLogger.error('usage flush failed', { error: String(error) }));
+      .catch((error: unknown) => logger.error('usage flush failed', { error: String(error) }));
     Deno.exit(0);
   };
   Deno.addSignalListener('SIGTERM', () => void stop());

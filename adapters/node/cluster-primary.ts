@@ -4,6 +4,7 @@ import { createClusterMetricsCollector } from './cluster-metrics.ts';
 import { createWorkerWatch } from './cluster-worker-watch.ts';
 import type { NodeServerSettings } from './node-environment.ts';
 import { registerWorkerHealthMetrics } from './process-health-metrics.ts';
+import { consoleLogger, type GatewayLogger } from '../../src/services.ts';
 
 /** What the primary does besides forking: serve each worker (RPC), and close its own resources before exiting. */
 export interface ClusterPrimaryHooks {
@@ -11,6 +12,8 @@ export interface ClusterPrimaryHooks {
   beforeExit?: () => Promise<void>;
   /** The primary's own metrics (merged into the cluster's `/metrics`); the worker health counters are added to it. */
   registry?: Registry;
+  /** The primary's logger (default: the console at `info`). */
+  logger?: GatewayLogger;
   /** How long `beforeExit` may take before the primary exits anyway, ms (default 10,000). */
   beforeExitTimeoutMs?: number;
 }
@@ -37,12 +40,6 @@ function liveWorkers(): Worker[] {
   );
 }
 
-function log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ level, message, ...fields });
-  if (level === 'info') console.log(line);
-  else console.error(line);
-}
-
 /**
  * The cluster primary: forks one worker per configured core, watches and replaces them, aggregates their metrics, and
  * on SIGTERM/SIGINT asks every worker to drain, then exits once all have exited. Workers share the listening port
@@ -67,6 +64,9 @@ export function runClusterPrimary(
   announce: () => void,
   hooks: ClusterPrimaryHooks = {},
 ): void {
+  const logger = hooks.logger ?? consoleLogger;
+  const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void =>
+    logger[level](message, fields);
   const registry = hooks.registry ?? new Registry();
   const health = registerWorkerHealthMetrics(registry);
   const metrics = createClusterMetricsCollector(registry);

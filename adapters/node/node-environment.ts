@@ -68,6 +68,7 @@ function integerSetting(
  * headers timeout), TORII_KEEP_ALIVE_TIMEOUT_MS (65000), TORII_MAX_CONNECTIONS (10000 per process), and the
  * watchdogs TORII_WORKER_HEARTBEAT_TIMEOUT_MS (10000), TORII_WORKER_START_TIMEOUT_MS (60000) and
  * TORII_EVENT_LOOP_STALL_TIMEOUT_MS (30000; 0 = off). A malformed value throws a {@link StartupError} naming it.
+ * TORII_LOG_LEVEL is read beside it, by node-logging.ts (shared with Deno and Workers: log-level-setting.ts).
  */
 export function readNodeServerSettings(environment: NodeJS.ProcessEnv, cores: number): NodeServerSettings {
   const defaults = nodeServerDefaults;

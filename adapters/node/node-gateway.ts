@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
@@ -8,7 +9,7 @@ import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenti
 import { createGateway } from '../../src/gateway.ts';
 import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
-import { consoleLogger, type GatewayServices } from '../../src/services.ts';
+import { consoleLogger, type GatewayLogger, type GatewayServices } from '../../src/services.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { createGptTokenizerTokenCounter } from '../shared/gpt-tokenizer-token-counter.ts';
 import type { NodeDataPlane } from './node-data-plane.ts';
@@ -25,6 +26,8 @@ export interface NodeGateway {
   metrics: PrometheusMetrics;
   configSource: string;
   modelGroups: string[];
+  /** What a LiteLLM config held that torii did not take (see load-gateway-config.ts); logged once at start. */
+  configWarnings: string[];
 }
 
 /** Extra wiring a Node process passes in (how /metrics is served, readiness). */
@@ -34,6 +37,10 @@ export interface NodeGatewayOptions {
   metrics?: PrometheusMetrics;
   metricsExposition?: GatewayServices['metricsExposition'];
   isReady?: () => boolean;
+  /** The process's logger (default: the console at `info`; server.ts passes the one at TORII_LOG_LEVEL). */
+  logger?: GatewayLogger;
+  /** Writes each request's access line (see node-logging.ts); absent: none. */
+  accessLog?: GatewayServices['accessLog'];
   /**
    * Keys, limits, usage and stored responses (see node-data-plane.ts). Without it the gateway accepts the master key
    * only, keeps no ledger and stores no responses (the cluster primary's config check uses it that way).
@@ -53,8 +60,18 @@ export async function createNodeGateway(
   environment: NodeJS.ProcessEnv,
   options: NodeGatewayOptions,
 ): Promise<NodeGateway> {
-  const { config, source } = await loadGatewayConfig(environment, builtinProviders, (path) => readFile(path, 'utf8'));
-  const metrics = options.metrics ?? createPrometheusMetrics();
+  const { config, source, warnings } = await loadGatewayConfig(environment, builtinProviders, (path) =>
+    readFile(path, 'utf8'),
+  );
+  // Without the process's own metrics: a gateway built here without them is a start-up probe (the config check).
+  const metrics = options.metrics ?? createPrometheusMetrics({ processMetrics: false });
+  const logger = options.logger ?? consoleLogger;
+  // A LiteLLM config's parts torii did not take, once per start: by the process that starts (a cluster's primary or
+  // the single process), not by every worker. Paths and reasons only, never values.
+  if (warnings.length > 0 && !cluster.isWorker)
+    logger.warn(`converted the LiteLLM config ${source}; ${warnings.length} part(s) not taken`, {
+      notTaken: warnings,
+    });
   // One-shot, synchronous hashing: no Hash object and no trip through the thread pool that Web Crypto takes.
   const sha256 = (text: string) => hash('sha256', text, 'buffer');
   const plane = options.dataPlane;
@@ -74,7 +91,7 @@ export async function createNodeGateway(
           recordUsage: (event) => plane.usageQueue.enqueue(event),
           sha256,
           sha256Hex: (text) => hash('sha256', text, 'hex'),
-          logger: consoleLogger,
+          logger,
         });
   if (plane !== undefined && assembled !== undefined) {
     plane.onInvalidationGap(() => assembled.authenticator.forgetAll());
@@ -96,6 +113,8 @@ export async function createNodeGateway(
         options.metricsExposition ??
         (async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() })),
       ...(options.isReady ? { isReady: options.isReady } : {}),
+      logger,
+      ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
       tokenCounter: createGptTokenizerTokenCounter(),
     },
   });
@@ -103,14 +122,20 @@ export async function createNodeGateway(
   // a worker serving before Redis confirmed its SUBSCRIBE would keep sending to deployments every other process had
   // already cooled. Bounded: a Redis that does not confirm in time is logged, and serving goes on (delivery is at
   // most once anyway).
-  await whenCircuitsHeard(circuitBus);
-  return { app, metrics, configSource: source, modelGroups: Object.keys(config.modelGroups) };
+  await whenCircuitsHeard(circuitBus, logger);
+  return {
+    app,
+    metrics,
+    configSource: source,
+    modelGroups: Object.keys(config.modelGroups),
+    configWarnings: warnings,
+  };
 }
 
 /** How long start-up waits for the circuit bus's subscription before serving without it. */
 const circuitSubscriptionTimeoutMs = 5_000;
 
-async function whenCircuitsHeard(bus: CircuitBus | undefined): Promise<void> {
+async function whenCircuitsHeard(bus: CircuitBus | undefined, logger: GatewayLogger): Promise<void> {
   const subscribed = bus?.whenSubscribed?.();
   if (subscribed === undefined) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -126,5 +151,5 @@ async function whenCircuitsHeard(bus: CircuitBus | undefined): Promise<void> {
   ]);
   clearTimeout(timer);
   if (outcome !== 'subscribed')
-    consoleLogger.warn('serving before the circuit-change subscription was confirmed', { outcome });
+    logger.warn('serving before the circuit-change subscription was confirmed', { outcome });
 }

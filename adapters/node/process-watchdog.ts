@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { consoleLogger } from '../../src/services.ts';
 
 /** What {@link startProcessWatchdog} watches. Each check is off when its field is absent. */
 export interface ProcessWatchdogOptions {
@@ -41,7 +42,7 @@ let seenAt = Date.now();
 let lastPoll = Date.now();
 const die = (fields) => {
   try {
-    writeSync(2, JSON.stringify({ level: 'error', role, pid: process.pid, ...fields }) + '\\n');
+    writeSync(2, JSON.stringify({ time: new Date().toISOString(), level: 'error', role, pid: process.pid, ...fields }) + '\\n');
   } finally {
     process.kill(process.pid, 'SIGKILL');
   }
@@ -94,9 +95,7 @@ export function startProcessWatchdog(options: ProcessWatchdogOptions): ProcessWa
   });
   thread.unref();
   // A watchdog that cannot run must not take the process down with it.
-  thread.on('error', (error: Error) =>
-    console.error(JSON.stringify({ level: 'error', message: 'process watchdog failed', error: error.message })),
-  );
+  thread.on('error', (error: Error) => consoleLogger.error('process watchdog failed', { error: error.message }));
   return {
     async stop() {
       if (beat !== undefined) clearInterval(beat);

@@ -1,6 +1,12 @@
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createCounterFamily, createGaugeFamily, createHistogramFamily } from './prometheus-families.ts';
+import {
+  createCounterFamily,
+  createGaugeFamily,
+  createHistogramFamily,
+  type PrometheusFamily,
+} from '../../src/observability/prometheus-families.ts';
+import { prometheusContentType, renderPrometheusText } from '../../src/observability/prometheus-text.ts';
 
 const buckets = [0.001, 0.01, 0.1, 1];
 const observations = [0.0005, 0.001, 0.002, 0.05, 0.1, 0.5, 3, 0.0001, 7];
@@ -35,10 +41,14 @@ function referenceRegistry(): Registry {
 
 function familyRegistry(): Registry {
   const registry = new Registry();
+  for (const family of recordedFamilies()) registry.registerMetric(family as unknown as Metric);
+  return registry;
+}
+
+function recordedFamilies(): PrometheusFamily[] {
   const counter = createCounterFamily({ name: 'test_requests_total', help: 'Requests.' });
   const histogram = createHistogramFamily({ name: 'test_duration_seconds', help: 'Duration.', buckets });
   const gauge = createGaugeFamily({ name: 'test_in_flight', help: 'In flight.' });
-  for (const family of [counter, histogram, gauge]) registry.registerMetric(family as unknown as Metric);
   const served = counter.series({ group: 'a', status: '2xx' });
   served.inc();
   served.inc(4);
@@ -49,12 +59,31 @@ function familyRegistry(): Registry {
   gauge.inc();
   gauge.inc();
   gauge.dec();
-  return registry;
+  return [counter, histogram, gauge];
 }
 
 describe('prometheus families', () => {
   it('render the same exposition text as prom-client Counter, Histogram and Gauge', async () => {
     expect(await familyRegistry().metrics()).toBe(await referenceRegistry().metrics());
+  });
+
+  it('render the same text without prom-client (Deno, Workers), with the same content type', async () => {
+    expect(renderPrometheusText(recordedFamilies())).toBe(await referenceRegistry().metrics());
+    expect(prometheusContentType).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
+  });
+
+  it('escape help and label values as prom-client does', async () => {
+    const reference = new Registry();
+    const counter = new Counter({
+      name: 'escaped_total',
+      help: 'Back\\slash and\nnewline.',
+      labelNames: ['value'] as const,
+      registers: [reference],
+    });
+    counter.inc({ value: 'a "quoted" \\ value\nnext' });
+    const family = createCounterFamily({ name: 'escaped_total', help: 'Back\\slash and\nnewline.' });
+    family.series({ value: 'a "quoted" \\ value\nnext' }).inc();
+    expect(renderPrometheusText([family])).toBe(await reference.metrics());
   });
 
   it('aggregate across registries like prom-client metrics do (cluster mode)', async () => {

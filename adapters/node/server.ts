@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
-import { consoleLogger } from '../../src/services.ts';
+import type { GatewayLogger } from '../../src/services.ts';
+import { jsonLogLine } from '../../src/observability/json-logger.ts';
 import { gatewayDirectRoutes } from '../../src/gateway.ts';
 import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-setting.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
@@ -26,7 +27,8 @@ import { createNodeGateway } from './node-gateway.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { registerUsageQueueMetrics } from './process-health-metrics.ts';
 import { startProcessWatchdog } from './process-watchdog.ts';
-import { createPrometheusMetrics } from './prometheus-metrics.ts';
+import { createPrometheusMetrics, registerProcessMetrics } from './prometheus-metrics.ts';
+import { openNodeLogging, type NodeLogging } from './node-logging.ts';
 
 /** How long shutdown may spend writing queued usage before the rest goes to the disk spill. */
 const usageFlushTimeoutMs = 5_000;
@@ -44,18 +46,19 @@ async function main(): Promise<void> {
     // to go (the watchdog's 250 ms poll remains for a worker whose loop is too busy to see this event).
     process.once('disconnect', () => {
       if (cluster.worker?.exitedAfterDisconnect === true) return;
+      // Written at once, not buffered: SIGKILL follows.
       console.error(
-        JSON.stringify({
-          level: 'error',
+        jsonLogLine(Date.now(), 'error', 'the cluster primary is gone; this worker exits with it', {
           role: 'worker',
           pid: process.pid,
-          message: 'the cluster primary is gone; this worker exits with it',
         }),
       );
       process.kill(process.pid, 'SIGKILL');
     });
   }
   const settings = readNodeServerSettings(process.env, availableParallelism());
+  // TORII_LOG_LEVEL: an invalid value stops the start here, with one line naming it.
+  const logging = openNodeLogging(process.env);
   // Before any load: TORII_HEAP_GROWING_PERCENT, when set, bounds the old generation's growth (see heap-growth.ts).
   boundHeapGrowth();
   // And the young generation stays small, so no scavenge holds a request for long (see young-generation.ts).
@@ -65,10 +68,10 @@ async function main(): Promise<void> {
   const withDatabase = readDatabaseSetting(process.env) !== 'off';
   const clustered = settings.workers > 1;
   if (clustered && cluster.isPrimary) {
-    await (withDatabase ? runPrimary(settings) : runPrimaryWithoutDatabase(settings));
+    await (withDatabase ? runPrimary(settings, logging) : runPrimaryWithoutDatabase(settings, logging));
     return;
   }
-  await runServer(settings, cluster.isWorker, withDatabase);
+  await runServer(settings, cluster.isWorker, withDatabase, logging);
 }
 
 /** The cluster's workers alive now. */
@@ -79,9 +82,11 @@ function announcer(
   settings: NodeServerSettings,
   probe: { configSource: string; modelGroups: string[] },
   masterKey: { key: string; generated: boolean },
+  logger: GatewayLogger,
 ): () => void {
   return () =>
     announce(
+      logger,
       settings,
       probe.configSource,
       probe.modelGroups,
@@ -91,26 +96,31 @@ function announcer(
 }
 
 /** The cluster primary of `TORII_DATABASE=off`: forks and watches the workers, and owns nothing else. */
-async function runPrimaryWithoutDatabase(settings: NodeServerSettings): Promise<void> {
+async function runPrimaryWithoutDatabase(settings: NodeServerSettings, logging: NodeLogging): Promise<void> {
   const masterKey = resolveMasterKey(process.env);
-  const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
+  const probe = await createNodeGateway(process.env, { masterKey: masterKey.key, logger: logging.logger });
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
   const circuits = createCircuitRelay(clusterWorkers);
-  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, announcer(settings, probe, masterKey), {
-    onFork: (worker) => circuits.attach(worker),
-  });
+  runClusterPrimary(
+    settings,
+    { TORII_MASTER_KEY: masterKey.key },
+    announcer(settings, probe, masterKey, logging.logger),
+    { logger: logging.logger, onFork: (worker) => circuits.attach(worker) },
+  );
 }
 
-async function runPrimary(settings: NodeServerSettings): Promise<void> {
+async function runPrimary(settings: NodeServerSettings, logging: NodeLogging): Promise<void> {
+  const { logger } = logging;
   const masterKey = resolveMasterKey(process.env);
   // Validate the config once up front, so a bad config fails with one clear message instead of N crash loops.
-  const probe = await createNodeGateway(process.env, { masterKey: masterKey.key });
+  const probe = await createNodeGateway(process.env, { masterKey: masterKey.key, logger });
   // Redis too: a REDIS_URL that does not answer at start is reported once here, not by each worker in a loop.
-  await checkRedisAtStart(process.env, consoleLogger);
+  await checkRedisAtStart(process.env, logger);
   // The primary owns the database and the usage writer; workers reach them over IPC (node-data-plane.ts).
-  const plane = await openClusterPrimaryDataPlane(process.env, consoleLogger);
+  const plane = await openClusterPrimaryDataPlane(process.env, logger);
   const registry = new Registry();
+  registerProcessMetrics(registry);
   registerUsageQueueMetrics(registry, plane.usageQueue, { role: 'ledger', canPersist: plane.ledger.canPersist });
   const workers = clusterWorkers;
   const circuits = createCircuitRelay(workers);
@@ -119,8 +129,9 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
   plane.ledger.onChange((canPersist) => broadcastToWorkers(workers(), usageLedgerChannel, { canPersist }));
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
-  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, announcer(settings, probe, masterKey), {
+  runClusterPrimary(settings, { TORII_MASTER_KEY: masterKey.key }, announcer(settings, probe, masterKey, logger), {
     registry,
+    logger,
     onFork: (worker) => {
       serveClusterRpc(worker, plane.handlers);
       circuits.attach(worker);
@@ -133,7 +144,13 @@ async function runPrimary(settings: NodeServerSettings): Promise<void> {
   });
 }
 
-async function runServer(settings: NodeServerSettings, isClusterWorker: boolean, withDatabase: boolean): Promise<void> {
+async function runServer(
+  settings: NodeServerSettings,
+  isClusterWorker: boolean,
+  withDatabase: boolean,
+  logging: NodeLogging,
+): Promise<void> {
+  const { logger } = logging;
   if (isClusterWorker) startWorkerHeartbeat(heartbeatIntervalMs(settings.workerHeartbeatTimeoutMs));
   const masterKey = resolveMasterKey(process.env);
   const running: { server?: NodeHttpServer } = {};
@@ -141,8 +158,8 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean,
   const dataPlane: NodeDataPlane | undefined = !withDatabase
     ? undefined
     : isClusterWorker
-      ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), consoleLogger)
-      : await openSingleProcessDataPlane(process.env, consoleLogger);
+      ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), logger)
+      : await openSingleProcessDataPlane(process.env, logger);
   if (dataPlane !== undefined)
     registerUsageQueueMetrics(
       metrics.registry,
@@ -157,6 +174,8 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean,
       : {}),
     masterKey: masterKey.key,
     metrics,
+    logger,
+    ...(logging.accessLog === undefined ? {} : { accessLog: logging.accessLog }),
     // Not ready while draining, or while usage can be persisted nowhere (database and spill both failing).
     isReady: () => (running.server?.isAccepting() ?? false) && (dataPlane?.canPersistUsage() ?? true),
     ...(isClusterWorker ? { metricsExposition: createWorkerMetricsExposition(metrics.registry) } : {}),
@@ -177,6 +196,7 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean,
   running.server = server;
   if (!isClusterWorker) {
     announce(
+      logger,
       settings,
       gateway.configSource,
       gateway.modelGroups,
@@ -191,23 +211,23 @@ async function runServer(settings: NodeServerSettings, isClusterWorker: boolean,
     if (draining) return;
     draining = true;
     const { unfinished } = await server.drain();
-    if (unfinished > 0)
-      console.error(
-        JSON.stringify({ level: 'warn', message: 'grace period over; closing unfinished requests', unfinished }),
-      );
+    if (unfinished > 0) logger.warn('grace period over; closing unfinished requests', { unfinished });
     // Usage of every finished request goes to the database (or the primary, or the disk spill) before exit.
     await dataPlane
       ?.close({ timeoutMs: usageFlushTimeoutMs })
-      .catch((error: unknown) =>
-        console.error(JSON.stringify({ level: 'error', message: 'usage flush failed', error: String(error) })),
-      );
+      .catch((error: unknown) => logger.error('usage flush failed', { error: String(error) }));
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
 }
 
+/**
+ * The start-up line, at `info`; at `warn` when it carries a generated master key (it is the only place that key is
+ * shown, and it wants replacing with TORII_MASTER_KEY).
+ */
 function announce(
+  logger: GatewayLogger,
   settings: NodeServerSettings,
   configSource: string,
   modelGroups: string[],
@@ -215,26 +235,17 @@ function announce(
   database: DatabaseSetting,
 ): void {
   const url = `http://${settings.hostname ?? 'localhost'}:${settings.port}`;
-  console.log(
-    JSON.stringify({
-      level: 'info',
-      message: `torii listening on ${url}`,
-      workers: settings.workers,
-      database,
-      config: configSource,
-      modelGroups,
-      ...(generatedKey
-        ? { masterKey: generatedKey, note: 'generated for this run; set TORII_MASTER_KEY to choose one' }
-        : {}),
-    }),
-  );
+  const fields = { workers: settings.workers, database, config: configSource, modelGroups };
+  if (generatedKey === undefined) logger.info(`torii listening on ${url}`, fields);
+  else
+    logger.warn(`torii listening on ${url}`, {
+      ...fields,
+      masterKey: generatedKey,
+      note: 'generated for this run; set TORII_MASTER_KEY to choose one',
+    });
   if (modelGroups.length === 0) {
-    console.log(
-      JSON.stringify({
-        level: 'warn',
-        message:
-          'no model groups: set TORII_CONFIG to a config file, or a provider key such as OPENAI_API_KEY or ANTHROPIC_API_KEY',
-      }),
+    logger.warn(
+      'no model groups: set TORII_CONFIG to a config file, or a provider key such as OPENAI_API_KEY or ANTHROPIC_API_KEY',
     );
   }
 }

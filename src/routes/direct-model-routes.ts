@@ -41,7 +41,11 @@ export function createDirectModelRoutes(
   const direct = new Map<string, DirectModelRoute>();
   for (const [path, route] of Object.entries(routes)) {
     direct.set(path, async (source) => {
-      const record = createRequestRecord(source.headers.get('x-request-id'), now());
+      const record = createRequestRecord(
+        source.headers.get('x-request-id'),
+        now(),
+        dependencies.services.clockAdvancesDuringCompute !== false,
+      );
       metrics.requestStarted();
       let reply: ModelReply;
       try {

@@ -6,7 +6,7 @@ import type { RateLimitOutcome } from '../limits/rate-limit-outcome.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { costOf } from '../usage/usage-cost.ts';
 import type { RouteDependencies } from './gateway-context.ts';
-import { observationOf } from './request-observation.ts';
+import { observationOf, type AccountedUsage } from './request-observation.ts';
 import type { RequestRecord } from './request-record.ts';
 
 /** Prompt tokens estimated from a request body's size: about four characters a token, JSON syntax included. */
@@ -69,10 +69,43 @@ function tokenCount(value: number | undefined): number {
 }
 
 /**
- * Everything that happens when a request is over (the response sent, or the stream ended): metrics, the rate-limit
- * settlement with real usage, the key's spend, and one usage event for the ledger. Memory operations only. The one
- * end of a request: idempotent, so a second call (a stream ended after the middleware already ended its request, or
- * the reverse) changes nothing.
+ * The usage a finished request is accounted with: the provider's (after the sanity check); for a chat or embeddings
+ * call that reached an upstream and succeeded without reporting any, the prompt estimate; otherwise zeros. Counts are
+ * whole numbers in the ledger's range, so the access line, the metrics and the ledger row carry the same numbers.
+ */
+function accountedUsage(record: RequestRecord, status: number, adjusted: boolean): AccountedUsage {
+  const reported = record.usage;
+  const billable = record.operation !== undefined && ledgerOperations.has(record.operation);
+  const estimated = billable && reported === undefined && record.calledUpstream && status < 400;
+  const usage: CanonicalUsage =
+    reported === undefined
+      ? {
+          inputTokens: estimated ? record.estimatedInputTokens : 0,
+          outputTokens: 0,
+          totalTokens: estimated ? record.estimatedInputTokens : 0,
+        }
+      : {
+          inputTokens: tokenCount(reported.inputTokens),
+          outputTokens: tokenCount(reported.outputTokens),
+          totalTokens: tokenCount(reported.totalTokens),
+          cachedInputTokens: tokenCount(reported.cachedInputTokens),
+          cacheWriteInputTokens: tokenCount(reported.cacheWriteInputTokens),
+          reasoningTokens: tokenCount(reported.reasoningTokens),
+        };
+  const price = record.deployment?.price;
+  const computedCost = price === undefined || !billable ? 0 : costOf(usage, price);
+  return {
+    usage,
+    source: adjusted ? 'provider-adjusted' : reported !== undefined ? 'provider' : estimated ? 'estimate' : 'none',
+    costUsd: Number.isFinite(computedCost) && computedCost > 0 ? computedCost : 0,
+  };
+}
+
+/**
+ * Everything that happens when a request is over (the response sent, or the stream ended): the observation the
+ * metrics and the access line read, the rate-limit settlement with real usage, the key's spend, and one usage event
+ * for the ledger, all from the same numbers. Memory operations only. The one end of a request: idempotent, so a
+ * second call (a stream ended after the middleware already ended its request, or the reverse) changes nothing.
  */
 export function finishRequest(
   dependencies: Pick<RouteDependencies, 'services' | 'usageSanity' | 'accounting' | 'capacity'>,
@@ -92,61 +125,48 @@ export function finishRequest(
           upstreamModel: record.deployment?.target.model,
         });
   if (adjustment !== undefined) record.usage = adjustment.usage;
-  const observation = observationOf(dependencies, record, status);
-  dependencies.services.metrics.requestFinished(observation);
+  const accounted = accountedUsage(record, status, adjustment !== undefined);
+  const { services } = dependencies;
+  const observation = observationOf(record, status, services.now(), accounted);
+  services.metrics.requestFinished(observation);
+  services.accessLog?.(observation);
   if (record.capacityReservation !== undefined)
     dependencies.capacity.settle(record.capacityReservation, record.usage?.totalTokens ?? record.estimatedInputTokens);
   const auth = record.auth;
   if (auth === undefined || record.operation === undefined || !ledgerOperations.has(record.operation)) return;
   const { rateLimiter, budgets, recordUsage } = dependencies.accounting;
-  const reported = record.usage;
-  const estimated = reported === undefined && record.calledUpstream && status < 400;
-  const usage: CanonicalUsage = reported ?? {
-    inputTokens: estimated ? record.estimatedInputTokens : 0,
-    outputTokens: 0,
-    totalTokens: estimated ? record.estimatedInputTokens : 0,
-  };
-  const price = record.deployment?.price;
-  const computedCost = price === undefined ? 0 : costOf(usage, price);
-  const costUsd = Number.isFinite(computedCost) && computedCost > 0 ? computedCost : 0;
+  const { usage, costUsd } = accounted;
   if (record.reservation !== undefined && rateLimiter !== undefined) {
     if (record.calledUpstream) rateLimiter.settle(record.reservation, usage.totalTokens);
     else rateLimiter.release(record.reservation);
   }
   if (auth.key !== undefined && costUsd > 0) budgets?.record(auth.key, costUsd);
   if (recordUsage === undefined) return;
-  const deployment = record.deployment;
   recordUsage({
-    requestId: record.requestId,
-    clientRequestId: record.clientRequestId,
+    requestId: observation.requestId,
+    clientRequestId: observation.clientRequestId,
     keyId: auth.key?.id ?? null,
-    modelGroup: record.modelGroup ?? null,
-    provider: record.provider ?? null,
-    deployment: deployment?.id ?? null,
-    upstreamModel: deployment?.target.model ?? null,
+    modelGroup: observation.modelGroup ?? null,
+    provider: observation.provider ?? null,
+    deployment: observation.deployment ?? null,
+    upstreamModel: observation.upstreamModel ?? null,
     operation: record.operation,
     clientApi: record.clientApi ?? null,
-    servedModelGroup: record.routedGroup ?? null,
-    attempts: record.attempts,
-    inputTokens: tokenCount(usage.inputTokens),
-    outputTokens: tokenCount(usage.outputTokens),
-    cachedInputTokens: tokenCount(usage.cachedInputTokens),
-    reasoningTokens: tokenCount(usage.reasoningTokens),
-    usageSource:
-      adjustment !== undefined
-        ? 'provider-adjusted'
-        : reported !== undefined
-          ? 'provider'
-          : estimated
-            ? 'estimate'
-            : 'none',
+    servedModelGroup: observation.servedModelGroup ?? null,
+    attempts: observation.attempts,
+    inputTokens: observation.inputTokens,
+    outputTokens: observation.outputTokens,
+    cachedInputTokens: observation.cachedInputTokens,
+    reasoningTokens: observation.reasoningTokens,
+    usageSource: observation.usageSource,
     costUsd,
     status,
-    stream: record.stream,
+    stream: observation.stream,
     latencyMs: observation.durationMs,
-    timeToFirstTokenMs: record.firstByteAt === undefined ? null : record.firstByteAt - record.startedAt,
-    overheadMs: observation.overheadMs,
-    startedAt: record.startedAtWall,
-    finishedAt: record.startedAtWall + observation.durationMs,
+    timeToFirstTokenMs: observation.timeToFirstTokenMs ?? null,
+    // The ledger's column is a number: where overhead cannot be measured (workerd) it stores 0, as before.
+    overheadMs: observation.overheadMs ?? 0,
+    startedAt: observation.startedAtWall,
+    finishedAt: observation.startedAtWall + observation.durationMs,
   });
 }

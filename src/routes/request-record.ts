@@ -63,15 +63,25 @@ export interface RequestRecord {
   responseHeaders: Record<string, string> | undefined;
   /** Monotonic time (ms) the first streamed bytes went to the client. */
   firstByteAt: number | undefined;
+  /**
+   * False where the clock does not advance while the gateway computes (workerd): the gateway's own time (overhead)
+   * cannot be measured there, so the timing headers, metrics and access line leave it out rather than report 0.
+   */
+  overheadMeasured: boolean;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 /**
  * A fresh record with a gateway-made request id; a client-sent `x-request-id` is kept beside it when it is a sane
- * token (anything else is dropped, never reflected).
+ * token (anything else is dropped, never reflected). `overheadMeasured` is false on runtimes whose clock stands still
+ * during compute (see GatewayServices.clock).
  */
-export function createRequestRecord(clientRequestId: string | null, startedAt: number): RequestRecord {
+export function createRequestRecord(
+  clientRequestId: string | null,
+  startedAt: number,
+  overheadMeasured = true,
+): RequestRecord {
   return {
     requestId: crypto.randomUUID(),
     clientRequestId: clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : null,
@@ -98,5 +108,6 @@ export function createRequestRecord(clientRequestId: string | null, startedAt: n
     capacityReservation: undefined,
     responseHeaders: undefined,
     firstByteAt: undefined,
+    overheadMeasured,
   };
 }

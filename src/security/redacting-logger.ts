@@ -35,7 +35,14 @@ function redactFields(
  * const logger = createRedactingLogger(consoleLogger, createSecretRedactor([process.env.OPENAI_API_KEY ?? '']));
  */
 export function createRedactingLogger(logger: GatewayLogger, redactor: SecretRedactor): GatewayLogger {
+  const debug = logger.debug?.bind(logger);
   return {
+    ...(debug === undefined
+      ? {}
+      : {
+          debug: (message: string, fields?: Record<string, unknown>) =>
+            debug(redactor.redact(message), redactFields(fields, redactor)),
+        }),
     info: (message, fields) => logger.info(redactor.redact(message), redactFields(fields, redactor)),
     warn: (message, fields) => logger.warn(redactor.redact(message), redactFields(fields, redactor)),
     error: (message, fields) => logger.error(redactor.redact(message), redactFields(fields, redactor)),

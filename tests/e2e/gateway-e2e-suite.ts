@@ -60,6 +60,41 @@ const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   },
 };
 
+/** The `/metrics` text, or undefined where the runtime serves none (a Worker). */
+async function metricsText(gateway: RunningGateway): Promise<string | undefined> {
+  const response = await fetch(`${gateway.baseURL}/metrics`);
+  if (response.status === 404) return undefined;
+  expect(response.status).toBe(200);
+  return await response.text();
+}
+
+/** The value of the sample of `name` whose labels include `labels` (0 when there is none), whatever the label order. */
+function sampleValue(text: string, name: string, labels: Record<string, string>): number {
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match?.[1] !== name) continue;
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]),
+    );
+    if (Object.entries(labels).every(([label, value]) => found[label] === value)) return Number(match[3]);
+  }
+  return 0;
+}
+
+/** The access line of a request, once the gateway printed it (after the response, or the stream, ended). */
+async function accessLineOf(gateway: RunningGateway, requestId: string): Promise<Record<string, unknown>> {
+  expect(requestId).not.toBe('');
+  const marker = `"message":"request","requestId":"${requestId}"`;
+  await gateway.waitForOutput(marker);
+  const lines = gateway
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(marker));
+  expect(lines).toHaveLength(1);
+  // wrangler may prefix a Worker's console lines; the JSON object is the rest of the line.
+  return JSON.parse(lines[0]!.slice(lines[0]!.indexOf('{'))) as Record<string, unknown>;
+}
+
 /**
  * The end-to-end suite every runtime runs: the real openai SDK against the real gateway process, with the mock
  * upstream replaying recorded OpenAI and Anthropic fixtures.
@@ -310,8 +345,78 @@ export function defineGatewayE2ESuite(runtime: string, start: GatewayStarter): v
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('x-request-id')).toBe('e2e-request-1');
-      expect(Number(response.headers.get('x-torii-overhead-ms'))).toBeGreaterThanOrEqual(0);
-      expect(response.headers.get('server-timing')).toMatch(/gateway;dur=[\d.]+, upstream;dur=[\d.]+/);
+      const overhead = response.headers.get('x-torii-overhead-ms');
+      const timing = response.headers.get('server-timing') ?? '';
+      if (overhead === null) {
+        // workerd: its clock stands still during compute, so the gateway's own time is said to be unmeasured.
+        expect(timing).toMatch(/^gateway;desc="[^"]+", upstream;dur=[\d.]+$/);
+      } else {
+        expect(Number(overhead)).toBeGreaterThanOrEqual(0);
+        expect(timing).toMatch(new RegExp(`^gateway;dur=${overhead.replace('.', '\\.')}, upstream;dur=[\\d.]+$`));
+      }
+    });
+
+    it('writes one access line per request that agrees with the response and the metrics', async () => {
+      const metricsBefore = await metricsText(gateway);
+      const response = await fetch(`${gateway.baseURL}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${e2eMasterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      const answer = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+      const requestId = response.headers.get('x-torii-request-id') ?? '';
+      const line = await accessLineOf(gateway, requestId);
+      expect(line).toMatchObject({
+        level: 'info',
+        message: 'request',
+        requestId,
+        keyId: 'master',
+        clientApi: 'openai-chat',
+        modelGroup: 'gpt-text',
+        deployment: 'gpt-text/0',
+        status: response.status,
+        inputTokens: answer.usage.prompt_tokens,
+        outputTokens: answer.usage.completion_tokens,
+      });
+      expect(new Date(String(line.time)).toISOString()).toBe(line.time);
+      expect(JSON.stringify(line)).not.toContain(e2eMasterKey);
+
+      const { data: stream, response: streamResponse } = await client.chat.completions
+        .create({
+          model: 'gpt-text',
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: 'user', content: 'x' }],
+        })
+        .withResponse();
+      const streamed = await collect(stream);
+      const streamId = streamResponse.headers.get('x-torii-request-id') ?? '';
+      const streamLine = await accessLineOf(gateway, streamId);
+      expect(streamLine).toMatchObject({
+        stream: true,
+        status: 200,
+        inputTokens: streamed.usage?.prompt_tokens,
+        outputTokens: streamed.usage?.completion_tokens,
+      });
+      expect(streamLine.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
+
+      // Node and Deno serve /metrics (a Worker isolate keeps none): the two requests are in it, by status code.
+      if (metricsBefore === undefined) return;
+      const metricsAfter = (await metricsText(gateway)) ?? '';
+      const byModel = { model_group: 'gpt-text', provider: 'openai' };
+      const grew = (name: string, labels: Record<string, string>) =>
+        sampleValue(metricsAfter, name, labels) - sampleValue(metricsBefore, name, labels);
+      expect(grew('torii_requests_total', { ...byModel, client_api: 'openai-chat', status_code: '200' })).toBe(2);
+      expect(grew('torii_tokens_total', { ...byModel, type: 'input' })).toBe(
+        answer.usage.prompt_tokens + (streamed.usage?.prompt_tokens ?? 0),
+      );
+      expect(grew('torii_tokens_total', { ...byModel, type: 'output' })).toBe(
+        answer.usage.completion_tokens + (streamed.usage?.completion_tokens ?? 0),
+      );
+      expect(grew('torii_time_to_first_token_seconds_count', byModel)).toBe(1);
+      expect(metricsAfter).not.toMatch(/="none"/);
+      expect(metricsAfter).toMatch(/^process_resident_memory_bytes \d+/m);
+      expect(metricsAfter).toMatch(/^torii_usage_events_lost_total 0$/m);
     });
 
     it('ends a stream whose upstream breaks off with an error event, not a torn connection', async () => {

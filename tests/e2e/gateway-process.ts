@@ -11,6 +11,11 @@ export interface RunningGateway {
   stop(): Promise<number | null>;
   /** Everything the process printed so far (for failure messages). */
   output(): string;
+  /**
+   * Resolves once the process has printed `text` (checked on each chunk it prints: an access line is written after
+   * the response ended), or fails with the output after `timeoutMs` (default 20 s).
+   */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>;
   /** The process id of the spawned process (the cluster primary for a Node cluster), when it has one. */
   pid?: number;
 }
@@ -124,6 +129,7 @@ export async function spawnGateway(
   return {
     baseURL,
     output,
+    waitForOutput: (text, timeoutMs = 20_000) => waitForLine(child, output, text, timeoutMs),
     ...(child.pid === undefined ? {} : { pid: child.pid }),
     async stop() {
       // Already gone (exited, or killed by a signal: then exitCode stays null and 'exit' will not fire again).

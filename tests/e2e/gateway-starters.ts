@@ -93,8 +93,9 @@ export const workerdRuntime: GatewayRuntime = {
       'node_modules/.bin/wrangler',
       [
         ...wranglerDevArguments({ port, inspectorPort, environmentFile, persistDirectory: join(directory, 'state') }),
+        // `log`: wrangler shows the Worker's `console.log` lines (its access lines) only from this level.
         '--log-level',
-        'warn',
+        'log',
       ],
       { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' }, port, readyTimeoutMs: 120_000 },
     );

@@ -68,11 +68,14 @@ describe('Node server lifecycle', { timeout: 180_000 }, () => {
         await client.chat.completions.create({ model: 'gpt-text', messages: [{ role: 'user', content: 'x' }] });
       }
       const metrics = await (await fetch(`${gateway.baseURL}/metrics`)).text();
-      const requests = /torii_requests_total\{[^}]*model_group="gpt-text"[^}]*status_class="2xx"[^}]*\} (\d+)/.exec(
+      const requests = /torii_requests_total\{[^}]*model_group="gpt-text"[^}]*status_code="200"[^}]*\} (\d+)/.exec(
         metrics,
       );
       expect(Number(requests?.[1])).toBe(12);
-      expect(metrics).toMatch(/torii_tokens_total\{[^}]*direction="input"[^}]*\} \d+/);
+      expect(metrics).toMatch(/torii_tokens_total\{[^}]*type="input"[^}]*\} \d+/);
+      // The process metrics of every worker and the primary, aggregated (prom-client's defaults).
+      expect(metrics).toMatch(/^process_cpu_seconds_total \d/m);
+      expect(metrics).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
       expect(metrics).toMatch(/torii_overhead_seconds_bucket/);
       expect(metrics).toMatch(/torii_upstream_duration_seconds_count\{provider="openai"\} 12/);
       expect(metrics).toMatch(/torii_requests_in_flight 0/);

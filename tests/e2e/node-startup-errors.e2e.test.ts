@@ -107,6 +107,14 @@ describe.each(modes)('start-up errors of dist/server.js in $name', ({ workers })
     expectOneLineFailure(await start({ PORT: '70000' }), 'PORT', /integer from 0 to 65535/);
   });
 
+  it('a TORII_LOG_LEVEL that is not a level names TORII_LOG_LEVEL', { timeout: 60_000 }, async () => {
+    expectOneLineFailure(
+      await start({ TORII_LOG_LEVEL: 'verbose' }),
+      'TORII_LOG_LEVEL',
+      /must be one of debug, info, warn, error, silent/,
+    );
+  });
+
   it('a PORT already in use names PORT, once', { timeout: 60_000 }, async () => {
     expectOneLineFailure(await start({ PORT: String(busyPort) }), 'PORT', /already in use/);
   });

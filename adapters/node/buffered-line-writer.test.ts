@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { createBufferedLineWriter } from './buffered-line-writer.ts';
+
+function recordingSinks() {
+  const writes = { stdout: [] as string[], stderr: [] as string[] };
+  return {
+    writes,
+    sinks: {
+      stdout: { write: (text: string) => writes.stdout.push(text) },
+      stderr: { write: (text: string) => writes.stderr.push(text) },
+    },
+  };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('the buffered line writer', () => {
+  it('writes the lines of one event-loop turn together, info to stdout and warnings to stderr', async () => {
+    const { writes, sinks } = recordingSinks();
+    const writer = createBufferedLineWriter(sinks);
+    writer.write('{"a":1}', 'info');
+    writer.write('{"a":2}', 'debug');
+    writer.write('{"b":1}', 'warn');
+    writer.write('{"b":2}', 'error');
+    expect(writes).toEqual({ stdout: [], stderr: [] });
+    await nextTurn();
+    expect(writes).toEqual({ stdout: ['{"a":1}\n{"a":2}\n'], stderr: ['{"b":1}\n{"b":2}\n'] });
+  });
+
+  it('never writes more than 4 KiB at once unless one line is longer, and splits only between lines', async () => {
+    const { writes, sinks } = recordingSinks();
+    const writer = createBufferedLineWriter(sinks);
+    const line = 'x'.repeat(999);
+    for (let index = 0; index < 10; index++) writer.write(line, 'info');
+    writer.write('y'.repeat(5000), 'info');
+    await nextTurn();
+    expect(writes.stdout.join('')).toBe(`${line}\n`.repeat(10) + `${'y'.repeat(5000)}\n`);
+    for (const text of writes.stdout.slice(0, -1)) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
+    for (const text of writes.stdout) expect(text.endsWith('\n')).toBe(true);
+  });
+
+  it('writes what is buffered when flushed (the exit path)', () => {
+    const { writes, sinks } = recordingSinks();
+    const writer = createBufferedLineWriter(sinks);
+    writer.write('{"last":true}', 'error');
+    writer.flush();
+    expect(writes.stderr).toEqual(['{"last":true}\n']);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { accessLine, createAccessLog } from './access-log.ts';
+import type { RequestObservation } from './request-observation.ts';
+
+const observation: RequestObservation = {
+  requestId: 'a1b2',
+  clientRequestId: null,
+  startedAtWall: Date.UTC(2025, 0, 1),
+  operation: 'chat',
+  clientApi: 'anthropic-messages',
+  stream: true,
+  keyId: 'key_1',
+  keyPrefix: 'sk-torii-AbC123',
+  modelGroup: 'claude',
+  servedModelGroup: 'claude',
+  provider: 'anthropic',
+  deployment: 'claude/0',
+  upstreamModel: 'claude-sonnet-4',
+  attempts: 1,
+  status: 200,
+  durationMs: 812.3456789,
+  upstreamMs: 800.1,
+  overheadMs: 12.2456789,
+  timeToFirstTokenMs: 301.5,
+  inputTokens: 1200,
+  outputTokens: 80,
+  cachedInputTokens: 1000,
+  reasoningTokens: 0,
+  usageSource: 'provider',
+  costUsd: 0.00186,
+};
+
+describe('the access line', () => {
+  it('carries the request in one flat JSON object, times to the microsecond', () => {
+    expect(JSON.parse(accessLine(observation, Date.UTC(2025, 0, 1, 0, 0, 1)))).toEqual({
+      time: '2025-01-01T00:00:01.000Z',
+      level: 'info',
+      message: 'request',
+      requestId: 'a1b2',
+      keyId: 'key_1',
+      keyPrefix: 'sk-torii-AbC123',
+      clientApi: 'anthropic-messages',
+      operation: 'chat',
+      stream: true,
+      modelGroup: 'claude',
+      provider: 'anthropic',
+      deployment: 'claude/0',
+      upstreamModel: 'claude-sonnet-4',
+      attempts: 1,
+      status: 200,
+      latencyMs: 812.346,
+      upstreamMs: 800.1,
+      overheadMs: 12.246,
+      timeToFirstTokenMs: 301.5,
+      inputTokens: 1200,
+      outputTokens: 80,
+      cachedInputTokens: 1000,
+      reasoningTokens: 0,
+      usageSource: 'provider',
+      costUsd: 0.00186,
+    });
+  });
+
+  it('names the group that served a fallback beside the one asked for', () => {
+    const line = JSON.parse(accessLine({ ...observation, servedModelGroup: 'claude-backup' }, 0)) as object;
+    expect(line).toMatchObject({ modelGroup: 'claude', servedModelGroup: 'claude-backup' });
+  });
+
+  it('is written at info and above only', () => {
+    const lines: string[] = [];
+    createAccessLog({ level: 'debug', write: (line) => lines.push(line) })?.(observation);
+    createAccessLog({ level: 'info', write: (line) => lines.push(line) })?.(observation);
+    expect(lines).toHaveLength(2);
+    expect(createAccessLog({ level: 'warn' })).toBeUndefined();
+    expect(createAccessLog({ level: 'silent' })).toBeUndefined();
+  });
+});
