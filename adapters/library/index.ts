@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { builtinProviders } from '../../providers/index.ts';
 import type { PriceTable } from '../../src/usage/price-model.ts';
 import { bundledPriceTable } from '../../src/usage/price-table.ts';
@@ -47,6 +47,13 @@ export interface LibraryGatewayOptions {
    * requests: Node, Deno, Bun; not Cloudflare Workers).
    */
   routing?: GatewayOptions['routing'];
+  /**
+   * The path the gateway is served under when the host passes requests with their full path: a Next.js route
+   * handler at `app/api/llm/[...path]/route.ts` (`'/api/llm'`), a Fastify route under a prefix. Not needed with
+   * Hono's `app.route('/llm', gateway)` or Express's `app.use('/llm', ...)`, which strip the prefix themselves.
+   * Every path under it that no route takes answers the client API's JSON 404.
+   */
+  basePath?: string;
 }
 
 /**
@@ -92,7 +99,8 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
   if (authenticator === undefined) throw new Error('createGateway needs a masterKey, an authenticator or accounting.');
   const responses =
     options.responses ?? (accounting?.responseStore === undefined ? undefined : { store: accounting.responseStore });
-  return createCoreGateway({
+  const basePath = normalizeBasePath(options.basePath);
+  const gateway = createCoreGateway({
     config: parseGatewayConfig(config, options.environment ?? {}),
     providers: options.providers ?? builtinProviders,
     priceTable: options.priceTable ?? bundledPriceTable,
@@ -105,6 +113,22 @@ export function createGateway(config: unknown, options: LibraryGatewayOptions = 
     ...(responses === undefined ? {} : { responses }),
     ...(options.routing === undefined ? {} : { routing: options.routing }),
   });
+  if (basePath === undefined) return gateway;
+  // A base path of Hono's (the same router, every route under the prefix); the gateway's own catch-all answers
+  // unknown paths under it.
+  const host = new Hono<GatewayEnvironment>().basePath(basePath);
+  host.route('/', gateway);
+  return host;
+}
+
+/** `basePath` without a trailing slash; undefined for none (`''`, `'/'`); an error for one that is not a plain path. */
+function normalizeBasePath(basePath: string | undefined): string | undefined {
+  if (basePath === undefined) return undefined;
+  const trimmed = basePath.replace(/\/+$/, '');
+  if (trimmed === '') return undefined;
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed))
+    throw new Error(`createGateway: basePath must be a plain path such as '/api/llm', got ${JSON.stringify(basePath)}.`);
+  return trimmed;
 }
 
 export { builtinProviders } from '../../providers/index.ts';

@@ -23,7 +23,10 @@ import {
   type NodeDataPlane,
 } from './node-data-plane.ts';
 import { createCircuitRelay, createClusterCircuitBus } from './circuit-buses.ts';
+import { commandLineUsage, parseCommandLine } from './command-line.ts';
+import { runConfigCheck } from './config-check-command.ts';
 import { createNodeGateway } from './node-gateway.ts';
+import { packageVersion } from './package-version.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { registerUsageQueueMetrics } from './process-health-metrics.ts';
 import { startProcessWatchdog } from './process-watchdog.ts';
@@ -34,10 +37,20 @@ import { openNodeLogging, type NodeLogging } from './node-logging.ts';
 const usageFlushTimeoutMs = 5_000;
 
 /**
- * `node dist/server.js`: a cluster primary forking one worker per core (TORII_WORKERS overrides; 1 = a single
- * process, no cluster), each serving the gateway on PORT (default 8787).
+ * `node dist/server.js` (`torii-gateway`, the package's bin): a cluster primary forking one worker per core
+ * (TORII_WORKERS overrides; 1 = a single process, no cluster), each serving the gateway on PORT (default 8787).
  */
 async function main(): Promise<void> {
+  // `torii-gateway --config torii.yaml` (the package's bin): options stand for environment variables, which cluster
+  // workers inherit.
+  const command = parseCommandLine(process.argv.slice(2));
+  if (command.kind === 'help') return console.log(commandLineUsage);
+  if (command.kind === 'version') return console.log(packageVersion());
+  if (command.kind === 'check') {
+    process.exitCode = await runConfigCheck(command.arguments, process.env, process.stdout);
+    return;
+  }
+  Object.assign(process.env, command.environment);
   if (cluster.isWorker) {
     // First, before anything can wedge: the heartbeat the primary watches, and the thread that ends this worker
     // when the primary is gone (even killed with SIGKILL, even while this worker's main thread spins).

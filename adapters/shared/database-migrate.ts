@@ -1,9 +1,31 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePgliteDatabase } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgresDatabase } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
+import { importOptionalPackage } from './optional-package.ts';
+
+/** postgres-js with Drizzle's driver and migrator for it, loaded on first use (optional peers of the package). */
+export async function loadPostgresDriver() {
+  const [client, driver, migrator] = await Promise.all([
+    importOptionalPackage('postgres', 'DATABASE_URL', 'Postgres', () => import('postgres')),
+    importOptionalPackage('drizzle-orm', 'DATABASE_URL', 'Postgres', () => import('drizzle-orm/postgres-js')),
+    importOptionalPackage('drizzle-orm', 'DATABASE_URL', 'Postgres', () => import('drizzle-orm/postgres-js/migrator')),
+  ]);
+  return { postgres: client.default, drizzle: driver.drizzle, migrate: migrator.migrate };
+}
+
+/** PGlite with Drizzle's driver and migrator for it, loaded on first use (optional peers of the package). */
+export async function loadPgliteDriver() {
+  const [engine, driver, migrator] = await Promise.all([
+    importOptionalPackage('@electric-sql/pglite', 'TORII_DATABASE', 'The embedded PGlite database', () =>
+      import('@electric-sql/pglite'),
+    ),
+    importOptionalPackage('drizzle-orm', 'TORII_DATABASE', 'The embedded PGlite database', () =>
+      import('drizzle-orm/pglite'),
+    ),
+    importOptionalPackage('drizzle-orm', 'TORII_DATABASE', 'The embedded PGlite database', () =>
+      import('drizzle-orm/pglite/migrator'),
+    ),
+  ]);
+  return { PGlite: engine.PGlite, drizzle: driver.drizzle, migrate: migrator.migrate };
+}
 
 /**
  * The `pg_advisory_lock` key that serialises migrations across processes and hosts sharing one database (an
@@ -19,6 +41,7 @@ export const migrationLockKey = 7_354_921_108_442_017n;
  * see the table missing and both run `CREATE TABLE`. Waiting processes find everything applied and do nothing.
  */
 export async function migratePostgres(url: string, migrationsFolder: string): Promise<void> {
+  const { postgres, drizzle, migrate } = await loadPostgresDriver();
   // One connection: the advisory lock belongs to the session, so the lock, the migration and the unlock must share it.
   const client = postgres(url, {
     max: 1,
@@ -29,7 +52,7 @@ export async function migratePostgres(url: string, migrationsFolder: string): Pr
   try {
     await client`select pg_advisory_lock(${migrationLockKey.toString()}::bigint)`;
     try {
-      await migratePostgresDatabase(drizzlePostgres({ client }), { migrationsFolder });
+      await migrate(drizzle({ client }), { migrationsFolder });
     } finally {
       await client`select pg_advisory_unlock(${migrationLockKey.toString()}::bigint)`;
     }
@@ -44,5 +67,6 @@ export async function migratePostgres(url: string, migrationsFolder: string): Pr
  * the cluster primary owns it.
  */
 export async function migratePglite(client: PGlite, migrationsFolder: string): Promise<void> {
-  await migratePgliteDatabase(drizzlePglite({ client }), { migrationsFolder });
+  const { drizzle, migrate } = await loadPgliteDriver();
+  await migrate(drizzle({ client }), { migrationsFolder });
 }

@@ -1,11 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PGlite } from '@electric-sql/pglite';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import postgres from 'postgres';
 import type { ToriiDatabase } from '../../src/db/database.ts';
-import { migratePglite, migratePostgres } from './database-migrate.ts';
+import { loadPgliteDriver, loadPostgresDriver, migratePglite, migratePostgres } from './database-migrate.ts';
 import { redactDatabaseError } from './database-errors.ts';
 import { findMigrationsFolder, findSqliteMigrationsFolder } from './database-migrations-folder.ts';
 import { openSqliteDatabase, type OpenSqliteDatabase } from './sqlite-database-open.ts';
@@ -159,6 +156,7 @@ export async function openPostgresDatabase(
   if (url) {
     const where = checkDatabaseUrl(url);
     const max = poolMax(environment);
+    const { postgres, drizzle } = await loadPostgresDriver();
     if (migrations) {
       try {
         await migratePostgres(url, migrations);
@@ -179,7 +177,7 @@ export async function openPostgresDatabase(
       connection: { application_name: 'torii' },
     });
     return {
-      db: drizzlePostgres({ client }),
+      db: drizzle({ client }),
       kind: 'postgres',
       close: () => client.end({ timeout: 5 }),
     };
@@ -193,9 +191,10 @@ export async function openPostgresDatabase(
       cause: error,
     });
   }
+  const driver = await loadPgliteDriver();
   let client: PGlite;
   try {
-    client = await PGlite.create(directory);
+    client = await driver.PGlite.create(directory);
   } catch (error) {
     throw pgliteFailure(directory, 'open', error);
   }
@@ -206,7 +205,7 @@ export async function openPostgresDatabase(
     throw pgliteFailure(directory, 'migrate', error);
   }
   return {
-    db: drizzlePglite({ client }),
+    db: driver.drizzle({ client }),
     kind: 'pglite',
     close: () => client.close(),
   };

@@ -1,8 +1,13 @@
 import { openAiEncodingForModel, type OpenAiEncoding } from '../../src/tokens/openai-token-encoding.ts';
 import type { TokenCounter, Tokenizer } from '../../src/tokens/token-counter.ts';
 
-/** What the counter uses of one of gpt-tokenizer's encoding modules (`gpt-tokenizer/encoding/<name>`). */
-export type GptTokenizerEncodingModule = Pick<typeof import('gpt-tokenizer/encoding/o200k_base'), 'countTokens'>;
+/**
+ * What the counter uses of one of gpt-tokenizer's encoding modules (`gpt-tokenizer/encoding/<name>`), spelled out so
+ * the published declarations do not need gpt-tokenizer (an optional peer) installed.
+ */
+export interface GptTokenizerEncodingModule {
+  countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+}
 
 /**
  * Imports an encoding's module on first use. The package is external to dist/server.js (scripts/build.mjs): its

@@ -1,0 +1,18 @@
+// The entries a consumer without a database uses, imported as a strict consumer does (skipLibCheck: false): every
+// declaration they reach must type-check, with only their own peer dependencies installed.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Hono } from 'hono';
+import { createGateway, ConfigError, type GatewayConfig, type CanonicalChatRequest } from 'torii-gateway';
+import { createUpstashKeyValueCache, createUpstashLimitStore } from 'torii-gateway/upstash';
+import { createNodeRequestHandler } from 'torii-gateway/node-handler';
+import { createNodeGateway, startNodeHttpServer } from 'torii-gateway/node';
+
+const config: GatewayConfig = {
+  modelGroups: { fast: { deployments: [{ provider: 'openai', model: 'gpt-4o-mini', apiKey: '${OPENAI_API_KEY}' }] } },
+};
+const app = new Hono();
+app.route('/llm', createGateway(config, { masterKey: 'sk-x', environment: process.env }));
+export const handler: (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> =
+  createNodeRequestHandler(app);
+export const pieces = [ConfigError, createUpstashKeyValueCache, createUpstashLimitStore, createNodeGateway, startNodeHttpServer];
+export type Pieces = [CanonicalChatRequest];
