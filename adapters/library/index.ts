@@ -127,7 +127,9 @@ function normalizeBasePath(basePath: string | undefined): string | undefined {
   const trimmed = basePath.replace(/\/+$/, '');
   if (trimmed === '') return undefined;
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed))
-    throw new Error(`createGateway: basePath must be a plain path such as '/api/llm', got ${JSON.stringify(basePath)}.`);
+    throw new Error(
+      `createGateway: basePath must be a plain path such as '/api/llm', got ${JSON.stringify(basePath)}.`,
+    );
   return trimmed;
 }
 

@@ -14,14 +14,23 @@ export async function loadPostgresDriver() {
 /** PGlite with Drizzle's driver and migrator for it, loaded on first use (optional peers of the package). */
 export async function loadPgliteDriver() {
   const [engine, driver, migrator] = await Promise.all([
-    importOptionalPackage('@electric-sql/pglite', 'TORII_DATABASE', 'The embedded PGlite database', () =>
-      import('@electric-sql/pglite'),
+    importOptionalPackage(
+      '@electric-sql/pglite',
+      'TORII_DATABASE',
+      'The embedded PGlite database',
+      () => import('@electric-sql/pglite'),
     ),
-    importOptionalPackage('drizzle-orm', 'TORII_DATABASE', 'The embedded PGlite database', () =>
-      import('drizzle-orm/pglite'),
+    importOptionalPackage(
+      'drizzle-orm',
+      'TORII_DATABASE',
+      'The embedded PGlite database',
+      () => import('drizzle-orm/pglite'),
     ),
-    importOptionalPackage('drizzle-orm', 'TORII_DATABASE', 'The embedded PGlite database', () =>
-      import('drizzle-orm/pglite/migrator'),
+    importOptionalPackage(
+      'drizzle-orm',
+      'TORII_DATABASE',
+      'The embedded PGlite database',
+      () => import('drizzle-orm/pglite/migrator'),
     ),
   ]);
   return { PGlite: engine.PGlite, drizzle: driver.drizzle, migrate: migrator.migrate };

@@ -21,6 +21,24 @@ export function childProcessIds(parent: number): number[] {
   return children.sort((left, right) => left - right);
 }
 
+/** The pids of the live processes of process group `group` (a detached child's pid is its group), from /proc. */
+export function processGroupMembers(group: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the comm: state, ppid, pgrp.
+    const [state, , processGroup] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(processGroup) === group && state !== 'Z') members.push(Number(entry));
+  }
+  return members;
+}
+
 /** Whether a process exists (and is not a zombie). */
 export function processAlive(pid: number): boolean {
   try {

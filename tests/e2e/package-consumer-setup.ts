@@ -167,7 +167,9 @@ export async function startApp(
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       void running.stop();
-      reject(new Error(`${command.join(' ')} did not print ${options.readyLine} in ${options.timeoutMs} ms:\n${printed}`));
+      reject(
+        new Error(`${command.join(' ')} did not print ${options.readyLine} in ${options.timeoutMs} ms:\n${printed}`),
+      );
     }, options.timeoutMs);
     const read = (chunk: Buffer) => {
       printed += chunk.toString();

@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, mockUpstreamApiKey, type MockUpstream } from '../mock-upstream/mock-upstream.ts';
@@ -19,6 +20,7 @@ import {
   type RunningApp,
 } from './package-consumer-setup.ts';
 
+const execFileAsync = promisify(execFile);
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const masterKey = 'sk-torii-package-consumer';
 const expectedText = readFixture<{ choices: { message: { content: string } }[] }>('openai-compatible', 'text.json')
@@ -123,12 +125,15 @@ console.log(JSON.stringify(await response.json()));
     );
     writeFileSync(join(directory, 'consumer-lowest.ts'), readFileSync(join(directory, 'main.ts')));
     expect(typeCheckConsumer(directory, 'consumer-lowest.ts', 'node16')).toEqual([]);
-    const output = execFileSync(process.execPath, ['main.ts'], {
+    // Asynchronously: the mock upstream answers from this process.
+    const { stdout: output } = await execFileAsync(process.execPath, ['main.ts'], {
       cwd: directory,
       encoding: 'utf8',
       env: { ...process.env, MOCK_URL: mock.url, MOCK_UPSTREAM_KEY: mockUpstreamApiKey },
     });
-    const answer = JSON.parse(output.trim().split('\n').at(-1) as string) as { choices: { message: { content: string } }[] };
+    const answer = JSON.parse(output.trim().split('\n').at(-1) as string) as {
+      choices: { message: { content: string } }[];
+    };
     expect(answer.choices[0]?.message.content).toBe(expectedText);
   });
 
@@ -250,7 +255,9 @@ console.log(JSON.stringify(await response.json()));
       JSON.stringify({
         modelGroups: {
           'gpt-text': {
-            deployments: [{ provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' }],
+            deployments: [
+              { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
+            ],
           },
         },
       }),
@@ -275,5 +282,50 @@ console.log(JSON.stringify(await response.json()));
       expect((error as { status?: number }).status).toBe(1);
     }
     expect(failure).toContain('npm install @electric-sql/pglite');
+  });
+
+  it('starts from a LiteLLM proxy config.yaml, and `check` says what it resolved and what it did not take', async () => {
+    const bin = join(consumer, 'node_modules', '.bin', 'torii-gateway');
+    const litellmPath = join(consumer, 'litellm-config.yaml');
+    writeFileSync(
+      litellmPath,
+      `model_list:
+  - model_name: gpt-text
+    litellm_params:
+      model: openai/text
+      api_base: ${mock.url}/v1
+      api_key: os.environ/MOCK_UPSTREAM_KEY
+      tpm: 100000
+router_settings:
+  num_retries: 2
+litellm_settings:
+  success_callback: ["langfuse"]
+general_settings:
+  master_key: os.environ/LITELLM_MASTER_KEY
+`,
+    );
+    const environment = { ...process.env, MOCK_UPSTREAM_KEY: mockUpstreamApiKey };
+    const report = execFileSync(bin, ['check', '--config', litellmPath], {
+      cwd: consumer,
+      encoding: 'utf8',
+      env: environment,
+    });
+    expect(report).toContain('gpt-text');
+    expect(report).toContain('litellm_settings.success_callback');
+    expect(report).toContain('MOCK_UPSTREAM_KEY');
+    expect(report).not.toContain(mockUpstreamApiKey);
+    const asJson = JSON.parse(
+      execFileSync(bin, ['check', '--config', litellmPath, '--json'], {
+        cwd: consumer,
+        encoding: 'utf8',
+        env: environment,
+      }),
+    ) as { valid?: boolean };
+    expect(asJson.valid).toBe(true);
+    await withApp(
+      [bin, '--config', litellmPath, '--port', '${PORT}', '--workers', '1', '--host', '127.0.0.1'],
+      { TORII_DATA_DIR: join(consumer, '.torii-litellm') },
+      (origin) => expectServedThrough(`${origin}/v1`),
+    );
   });
 });

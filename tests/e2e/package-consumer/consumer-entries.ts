@@ -14,5 +14,11 @@ const app = new Hono();
 app.route('/llm', createGateway(config, { masterKey: 'sk-x', environment: process.env }));
 export const handler: (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> =
   createNodeRequestHandler(app);
-export const pieces = [ConfigError, createUpstashKeyValueCache, createUpstashLimitStore, createNodeGateway, startNodeHttpServer];
+export const pieces = [
+  ConfigError,
+  createUpstashKeyValueCache,
+  createUpstashLimitStore,
+  createNodeGateway,
+  startNodeHttpServer,
+];
 export type Pieces = [CanonicalChatRequest];
