@@ -3,6 +3,7 @@ import { loadBuiltinProviders } from '../../providers/lazy-providers.ts';
 import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { parseGatewayConfig } from '../../src/config/config-parse.ts';
+import { isLiteLLMConfig } from '../../src/config/litellm-detect.ts';
 import { withPresetEnvironment } from '../../src/config/preset-environment.ts';
 import { builtinPresets } from '../../providers/builtin-presets.ts';
 import type { GatewayConfig } from '../../src/config/config-schema.ts';
@@ -70,7 +71,11 @@ function stringValues(environment: WorkerEnvironment): Record<string, string | u
   return values;
 }
 
-function readConfig(environment: WorkerEnvironment): GatewayConfig {
+/**
+ * The config from TORII_CONFIG (JSON text or an object): torii's own, or a LiteLLM proxy config (recognised by its
+ * `model_list`, converted; what was not taken is logged once per isolate, by path and reason).
+ */
+async function readConfig(environment: WorkerEnvironment, logger: GatewayLogger): Promise<GatewayConfig> {
   let raw: unknown = environment.TORII_CONFIG ?? { modelGroups: {} };
   if (typeof raw === 'string') {
     const parsed = parseJson(raw);
@@ -78,7 +83,15 @@ function readConfig(environment: WorkerEnvironment): GatewayConfig {
     raw = parsed.value;
   }
   const values = stringValues(environment);
-  return withPresetEnvironment(parseGatewayConfig(raw, values), builtinPresets, values);
+  if (!isLiteLLMConfig(raw)) return withPresetEnvironment(parseGatewayConfig(raw, values), builtinPresets, values);
+  // The converter is loaded only for a LiteLLM config: a Worker on torii's own config never evaluates it.
+  const { prepareConfigInput } = await import('../../src/config/config-input.ts');
+  const input = prepareConfigInput(raw, values);
+  if (input.warnings.length > 0)
+    logger.warn(`converted the LiteLLM config; ${input.warnings.length} part(s) not taken`, {
+      notTaken: input.warnings,
+    });
+  return withPresetEnvironment(parseGatewayConfig(input.raw, input.environment), builtinPresets, input.environment);
 }
 
 /**
@@ -102,7 +115,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   const level = workerLogLevel(environment);
   const logger = createJsonLogger({ level });
   const accessLog = createAccessLog({ level });
-  const config = readConfig(environment);
+  const config = await readConfig(environment, logger);
   // Only the translators the config names are loaded (each provider beyond OpenAI-compatible and Anthropic is its
   // own chunk), so a Worker pays for the providers it uses.
   const builtinProviders = await loadBuiltinProviders(config);

@@ -1,5 +1,8 @@
 import type { DeploymentConfig, GatewayConfig, ModelGroupConfig, RoutingStrategyName } from './config-schema.ts';
 import { convertLiteLLMDeployment } from './litellm-deployment.ts';
+import { isLiteLLMConfig } from './litellm-detect.ts';
+
+export { isLiteLLMConfig };
 import {
   isPlainObject,
   kindOf,
@@ -21,14 +24,6 @@ export interface LiteLLMConversion extends LiteLLMFindings {
   environment: Record<string, string>;
   /** Where each torii deployment came from: `modelGroups.<group>.deployments[<i>]` -> `model_list[<j>]`. */
   origins: Record<string, string>;
-}
-
-/**
- * Whether a parsed config file is a LiteLLM proxy config rather than torii's: a top-level `model_list` list and no
- * `modelGroups`. This is how `TORII_CONFIG=litellm-config.yaml` is recognised without a flag.
- */
-export function isLiteLLMConfig(raw: unknown): boolean {
-  return isPlainObject(raw) && Array.isArray(raw.model_list) && !('modelGroups' in raw);
 }
 
 /** LiteLLM's `routing_strategy` names and torii's. Strategies torii lacks route by weight (reported). */

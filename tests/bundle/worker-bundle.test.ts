@@ -49,11 +49,12 @@ function eagerOutputs(metafile: Metafile): Metafile['outputs'][string][] {
 // database loads (Drizzle's pg-core ~95 KB, postgres-js's workerd build ~45 KB) and the accounting (~55 KB) bring it
 // to ~410 KB, ~441 KB with routing and the OpenAI-compatible presets. The cloud providers (Gemini 18.7 KB, Vertex AI
 // 11.8, Bedrock 21.0 with aws4fetch's signer 6.1, Azure OpenAI 5.3, Cohere 12.2, their shared token code 3.4) add
-// ~79 KB, each a chunk a Worker loads only when its config names that provider. 560 KiB leaves room to grow and
-// still fails when a Node-only client slips in (undici alone is ~300 KB, ioredis ~150 KB). Workers accept 3 MiB
+// ~79 KB, each a chunk a Worker loads only when its config names that provider; the LiteLLM config converter ~20 KB,
+// a chunk loaded only for a LiteLLM config. 600 KiB leaves room to grow and still fails when a Node-only client
+// slips in (undici alone is ~300 KB, ioredis ~150 KB). Workers accept 3 MiB
 // (free) or 10 MiB (paid) compressed; startup parses it in a few ms.
 describe('the Cloudflare Worker bundle', () => {
-  it('contains no Node-only package (postgres-js only as its workerd build) and stays under 560 KiB minified', async () => {
+  it('contains no Node-only package (postgres-js only as its workerd build) and stays under 600 KiB minified', async () => {
     const result = await bundleWorker({ splitting: false });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((input) => nodeOnly.test(input))).toEqual([]);
@@ -63,7 +64,7 @@ describe('the Cloudflare Worker bundle', () => {
       true,
     );
     const bytes = result.outputFiles.reduce((sum, file) => sum + file.contents.byteLength, 0);
-    expect(bytes).toBeLessThan(560 * 1024);
+    expect(bytes).toBeLessThan(600 * 1024);
   });
 
   it('loads the database code only when a database is bound: a master-key-only Worker evaluates no Drizzle or postgres-js and stays under 256 KiB', async () => {
