@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { parseTraceParent } from './observability/trace-context.ts';
 import { createAdminKeysRoutes } from './admin/admin-keys-route.ts';
 import { createAdminUsageRoutes } from './admin/admin-usage-route.ts';
 import { createAdminDeploymentsRoutes } from './admin/admin-deployments-route.ts';
@@ -142,9 +143,11 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
     ...(options.services?.isReady ? { isReady: options.services.isReady } : {}),
     ...(options.services?.tokenCounter ? { tokenCounter: options.services.tokenCounter } : {}),
     ...(options.services?.accessLog ? { accessLog: options.services.accessLog } : {}),
+    ...(options.services?.traces ? { traces: options.services.traces } : {}),
     ...(options.services?.clockAdvancesDuringCompute === false ? { clockAdvancesDuringCompute: false } : {}),
   };
   const overheadMeasured = services.clockAdvancesDuringCompute !== false;
+  const tracing = services.traces !== undefined;
   const modelGroups = resolveModelGroups(options.config, options.providers, options.priceTable);
   const dependencies: RouteDependencies = {
     services,
@@ -185,6 +188,7 @@ export function createGateway(options: GatewayOptions): Hono<GatewayEnvironment>
 
   app.use('*', async (c, next) => {
     const record = createRequestRecord(c.req.header('x-request-id') ?? null, now(), overheadMeasured);
+    if (tracing) record.traceParent = parseTraceParent(c.req.header('traceparent'));
     c.set('record', record);
     const measured = c.req.path.includes('/v1/');
     if (measured) metrics.requestStarted();

@@ -132,6 +132,11 @@ export interface GatewayServices {
    */
   accessLog?: (observation: RequestObservation) => void;
   /**
+   * Receives every finished request, like `accessLog`, to export its span (src/observability/otlp-trace-exporter.ts);
+   * absent (the default): no span is made and the `traceparent` header is not read.
+   */
+  traces?: (observation: RequestObservation) => void;
+  /**
    * False where `now` stands still while code runs and moves only when I/O completes (workerd, a Spectre mitigation):
    * the gateway's own time (overhead) cannot be measured there, and is left out of the timing headers, the metrics and
    * the access line instead of reading 0. Defaults to true.

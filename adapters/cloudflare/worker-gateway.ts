@@ -12,7 +12,7 @@ import { createGateway } from '../../src/gateway.ts';
 import { createFetchUpstream } from '../../src/upstream/fetch-upstream.ts';
 import { secretsOfUrl } from '../../src/security/secret-redactor.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
-import type { GatewayLogger } from '../../src/services.ts';
+import type { GatewayLogger, GatewayServices } from '../../src/services.ts';
 import { createAccessLog } from '../../src/observability/access-log.ts';
 import { createJsonLogger } from '../../src/observability/json-logger.ts';
 import type { LogLevel } from '../../src/observability/log-level.ts';
@@ -55,14 +55,39 @@ function openWorkerCircuits(environment: WorkerEnvironment, logger: GatewayLogge
   });
 }
 
-/** `TORII_LOG_LEVEL`, an invalid value reported as the Worker reports any bad setting (a ConfigError). */
-function workerLogLevel(environment: WorkerEnvironment): LogLevel {
+/** Runs `read`, a bad setting reported as the Worker reports any (a ConfigError). */
+function asConfigError<Value>(read: () => Value): Value {
   try {
-    return readLogLevel(environment);
+    return read();
   } catch (error) {
     if (isStartupError(error)) throw new ConfigError([`${error.setting}: ${error.reason}`]);
     throw error;
   }
+}
+
+/** `TORII_LOG_LEVEL`, an invalid value reported as a ConfigError. */
+function workerLogLevel(environment: WorkerEnvironment): LogLevel {
+  return asConfigError(() => readLogLevel(environment));
+}
+
+/**
+ * The `traces` service when an OTLP endpoint is set: an isolate's timers do not outlive its requests, so each
+ * request's span is sent after the response, kept alive by that invocation's `waitUntil`.
+ */
+async function workerTraces(environment: WorkerEnvironment, logger: GatewayLogger): Promise<GatewayServices['traces']> {
+  // Off unless an endpoint is set; the exporter is a chunk of its own, never evaluated by a Worker without one.
+  if (
+    environment.OTEL_EXPORTER_OTLP_ENDPOINT === undefined &&
+    environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT === undefined
+  )
+    return undefined;
+  const { openTraceExport } = await import('../shared/trace-export-settings.ts');
+  const tracing = asConfigError(() => openTraceExport(environment, logger));
+  if (tracing === undefined) return undefined;
+  return (observation) => {
+    tracing.exporter.record(observation);
+    void keepAlive(tracing.exporter.flush());
+  };
 }
 
 function stringValues(environment: WorkerEnvironment): Record<string, string | undefined> {
@@ -115,6 +140,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
   const level = workerLogLevel(environment);
   const logger = createJsonLogger({ level });
   const accessLog = createAccessLog({ level });
+  const traces = await workerTraces(environment, logger);
   const config = await readConfig(environment, logger);
   // Only the translators the config names are loaded (each provider beyond OpenAI-compatible and Anthropic is its
   // own chunk), so a Worker pays for the providers it uses.
@@ -131,6 +157,7 @@ export async function buildWorkerGateway(environment: WorkerEnvironment): Promis
     upstreamFetch: createFetchUpstream(),
     logger,
     ...(accessLog === undefined ? {} : { accessLog }),
+    ...(traces === undefined ? {} : { traces }),
     clockAdvancesDuringCompute: false,
   };
   // Beyond the config's own secrets: the master key and the database's credentials never reach a client or a log.

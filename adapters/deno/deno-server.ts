@@ -18,6 +18,7 @@ import { denoProcessFamilies } from './deno-process-metrics.ts';
 import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { StartupError } from '../shared/startup-error.ts';
+import { openTraceExport } from '../shared/trace-export-settings.ts';
 import { openDenoAccounting } from './deno-accounting.ts';
 import { readDenoServerSettings, type DenoServerSettings } from './deno-environment.ts';
 import { createPolledCircuitBus, type PolledCircuitBus } from '../../src/routing/polled-circuit-bus.ts';
@@ -95,6 +96,8 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     ...denoProcessFamilies(),
   ];
   const accessLog = createAccessLog({ level });
+  // OpenTelemetry spans, when an OTLP endpoint is set: queued in memory, sent every second and at shutdown.
+  const tracing = openTraceExport(environment, logger, { flushEveryMs: 1_000 });
   let accepting = true;
   const app = createGateway({
     config,
@@ -118,6 +121,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
       metricsExposition: () =>
         Promise.resolve({ contentType: prometheusContentType, body: renderPrometheusText(families) }),
       ...(accessLog === undefined ? {} : { accessLog }),
+      ...(tracing === undefined ? {} : { traces: tracing.traces }),
       isReady: () => accepting,
       tokenCounter: createGptTokenizerTokenCounter(),
     },
@@ -167,6 +171,7 @@ export async function startDenoServer(options: DenoServerOptions = {}): Promise<
     await accounting
       ?.close({ timeoutMs: usageFlushTimeoutMs })
       .catch((error: unknown) => logger.error('usage flush failed', { error: String(error) }));
+    await tracing?.close();
     Deno.exit(0);
   };
   Deno.addSignalListener('SIGTERM', () => void stop());

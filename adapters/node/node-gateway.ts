@@ -41,6 +41,8 @@ export interface NodeGatewayOptions {
   logger?: GatewayLogger;
   /** Writes each request's access line (see node-logging.ts); absent: none. */
   accessLog?: GatewayServices['accessLog'];
+  /** Exports each request's span (see trace-export-settings.ts); absent: none. */
+  traces?: GatewayServices['traces'];
   /**
    * Keys, limits, usage and stored responses (see node-data-plane.ts). Without it the gateway accepts the master key
    * only, keeps no ledger and stores no responses (the cluster primary's config check uses it that way).
@@ -115,6 +117,7 @@ export async function createNodeGateway(
       ...(options.isReady ? { isReady: options.isReady } : {}),
       logger,
       ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
+      ...(options.traces === undefined ? {} : { traces: options.traces }),
       tokenCounter: createGptTokenizerTokenCounter(),
     },
   });

@@ -30,6 +30,7 @@ import { packageVersion } from './package-version.ts';
 import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
 import { registerUsageQueueMetrics } from './process-health-metrics.ts';
 import { startProcessWatchdog } from './process-watchdog.ts';
+import { openTraceExport, readTraceExportSettings } from '../shared/trace-export-settings.ts';
 import { createPrometheusMetrics, registerProcessMetrics } from './prometheus-metrics.ts';
 import { openNodeLogging, type NodeLogging } from './node-logging.ts';
 
@@ -112,6 +113,8 @@ function announcer(
 async function runPrimaryWithoutDatabase(settings: NodeServerSettings, logging: NodeLogging): Promise<void> {
   const masterKey = resolveMasterKey(process.env);
   const probe = await createNodeGateway(process.env, { masterKey: masterKey.key, logger: logging.logger });
+  // Checked once here, so a bad OTEL_* setting stops the start with one line instead of crash-looping every worker.
+  readTraceExportSettings(process.env);
   if (settings.eventLoopStallTimeoutMs > 0)
     startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'primary' });
   const circuits = createCircuitRelay(clusterWorkers);
@@ -128,6 +131,7 @@ async function runPrimary(settings: NodeServerSettings, logging: NodeLogging): P
   const masterKey = resolveMasterKey(process.env);
   // Validate the config once up front, so a bad config fails with one clear message instead of N crash loops.
   const probe = await createNodeGateway(process.env, { masterKey: masterKey.key, logger });
+  readTraceExportSettings(process.env);
   // Redis too: a REDIS_URL that does not answer at start is reported once here, not by each worker in a loop.
   await checkRedisAtStart(process.env, logger);
   // The primary owns the database and the usage writer; workers reach them over IPC (node-data-plane.ts).
@@ -179,8 +183,11 @@ async function runServer(
       dataPlane.usageQueue,
       isClusterWorker ? { role: 'forwarder' } : { role: 'ledger', canPersist: dataPlane.canPersistUsage },
     );
+  // OpenTelemetry spans, when an OTLP endpoint is set: queued in memory, sent every second and at shutdown.
+  const tracing = openTraceExport(process.env, logger, { flushEveryMs: 1_000, serviceVersion: packageVersion() });
   const gateway = await createNodeGateway(process.env, {
     ...(dataPlane === undefined ? {} : { dataPlane }),
+    ...(tracing === undefined ? {} : { traces: tracing.traces }),
     // A cluster worker without a database still shares circuit changes, through the primary.
     ...(dataPlane === undefined && isClusterWorker
       ? { circuitBus: createClusterCircuitBus(createClusterRpcClient()) }
@@ -229,6 +236,7 @@ async function runServer(
     await dataPlane
       ?.close({ timeoutMs: usageFlushTimeoutMs })
       .catch((error: unknown) => logger.error('usage flush failed', { error: String(error) }));
+    await tracing?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());

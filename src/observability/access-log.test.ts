@@ -28,6 +28,7 @@ const observation: RequestObservation = {
   reasoningTokens: 0,
   usageSource: 'provider',
   costUsd: 0.00186,
+  traceParent: undefined,
 };
 
 describe('the access line', () => {

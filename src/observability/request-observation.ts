@@ -1,3 +1,5 @@
+import type { TraceParent } from './trace-context.ts';
+
 /**
  * The record of one finished request: what the access line prints, what the metrics count, and what a trace span
  * will carry, built once when the request ends (a stream: when it ends) so all of them agree on the request id, the
@@ -56,4 +58,6 @@ export interface RequestObservation {
   usageSource: 'provider' | 'provider-adjusted' | 'estimate' | 'none';
   /** What the usage cost at the deployment's price, US dollars (0 when unpriced). */
   costUsd: number;
+  /** The caller's W3C trace context when spans are exported and it sent one (the span's parent). */
+  traceParent: TraceParent | undefined;
 }

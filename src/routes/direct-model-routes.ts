@@ -1,3 +1,4 @@
+import { parseTraceParent } from '../observability/trace-context.ts';
 import type { GatewayMetrics } from '../services.ts';
 import type { RouteDependencies } from './gateway-context.ts';
 import type { FailureRenderer } from './gateway-failure.ts';
@@ -38,6 +39,7 @@ export function createDirectModelRoutes(
 ): DirectModelRoutes {
   const { now } = dependencies.services;
   const metrics: GatewayMetrics = dependencies.services.metrics;
+  const tracing = dependencies.services.traces !== undefined;
   const direct = new Map<string, DirectModelRoute>();
   for (const [path, route] of Object.entries(routes)) {
     direct.set(path, async (source) => {
@@ -46,6 +48,7 @@ export function createDirectModelRoutes(
         now(),
         dependencies.services.clockAdvancesDuringCompute !== false,
       );
+      if (tracing) record.traceParent = parseTraceParent(source.headers.get('traceparent'));
       metrics.requestStarted();
       let reply: ModelReply;
       try {

@@ -130,6 +130,7 @@ export function finishRequest(
   const observation = observationOf(record, status, services.now(), accounted);
   services.metrics.requestFinished(observation);
   services.accessLog?.(observation);
+  services.traces?.(observation);
   if (record.capacityReservation !== undefined)
     dependencies.capacity.settle(record.capacityReservation, record.usage?.totalTokens ?? record.estimatedInputTokens);
   const auth = record.auth;

@@ -48,5 +48,6 @@ export function observationOf(
     reasoningTokens: usage.reasoningTokens ?? 0,
     usageSource: accounted.source,
     costUsd: accounted.costUsd,
+    traceParent: record.traceParent,
   };
 }

@@ -1,3 +1,4 @@
+import type { TraceParent } from '../observability/trace-context.ts';
 import type { AuthContext } from '../auth/authenticator.ts';
 import type { CanonicalUsage } from '../canonical/canonical-usage.ts';
 import type { RateLimitReservation } from '../limits/rate-limit-outcome.ts';
@@ -63,6 +64,8 @@ export interface RequestRecord {
   responseHeaders: Record<string, string> | undefined;
   /** Monotonic time (ms) the first streamed bytes went to the client. */
   firstByteAt: number | undefined;
+  /** The caller's W3C trace context, read only when spans are exported (GatewayServices.traces). */
+  traceParent: TraceParent | undefined;
   /**
    * False where the clock does not advance while the gateway computes (workerd): the gateway's own time (overhead)
    * cannot be measured there, so the timing headers, metrics and access line leave it out rather than report 0.
@@ -108,6 +111,7 @@ export function createRequestRecord(
     capacityReservation: undefined,
     responseHeaders: undefined,
     firstByteAt: undefined,
+    traceParent: undefined,
     overheadMeasured,
   };
 }
