@@ -1,35 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accessLine, createAccessLog } from './access-log.ts';
-import type { RequestObservation } from './request-observation.ts';
+import { exampleObservation } from '../../tests/support/request-observation-example.ts';
 
-const observation: RequestObservation = {
-  requestId: 'a1b2',
-  clientRequestId: null,
-  startedAtWall: Date.UTC(2025, 0, 1),
-  operation: 'chat',
-  clientApi: 'anthropic-messages',
-  stream: true,
-  keyId: 'key_1',
-  keyPrefix: 'sk-torii-AbC123',
-  modelGroup: 'claude',
-  servedModelGroup: 'claude',
-  provider: 'anthropic',
-  deployment: 'claude/0',
-  upstreamModel: 'claude-sonnet-4',
-  attempts: 1,
-  status: 200,
-  durationMs: 812.3456789,
-  upstreamMs: 800.1,
-  overheadMs: 12.2456789,
-  timeToFirstTokenMs: 301.5,
-  inputTokens: 1200,
-  outputTokens: 80,
-  cachedInputTokens: 1000,
-  reasoningTokens: 0,
-  usageSource: 'provider',
-  costUsd: 0.00186,
-  traceParent: undefined,
-};
+const observation = exampleObservation;
 
 describe('the access line', () => {
   it('carries the request in one flat JSON object, times to the microsecond', () => {

@@ -3,36 +3,22 @@ import { recordingLogger } from '../../tests/support/recording-logger.ts';
 import { spanAttribute, startOtlpCollector, type OtlpCollector } from '../../tests/support/otlp-collector.ts';
 import { createOtlpTraceExporter } from './otlp-trace-exporter.ts';
 import type { RequestObservation } from './request-observation.ts';
+import { exampleObservation } from '../../tests/support/request-observation-example.ts';
 import { parseTraceParent } from './trace-context.ts';
 import { createTraceSampler } from './trace-sampler.ts';
 
 const observation: RequestObservation = {
+  ...exampleObservation,
   requestId: 'req-1',
   clientRequestId: 'client-1',
   startedAtWall: 1_764_230_400_123.5,
-  operation: 'chat',
   clientApi: 'openai-chat',
-  stream: true,
   keyId: 'master',
   keyPrefix: undefined,
-  modelGroup: 'claude',
-  servedModelGroup: 'claude',
   provider: 'bedrock-anthropic',
-  deployment: 'claude/0',
   upstreamModel: 'anthropic.claude-sonnet-4',
   attempts: 2,
-  status: 200,
   durationMs: 812.25,
-  upstreamMs: 800,
-  overheadMs: 12.25,
-  timeToFirstTokenMs: 301.5,
-  inputTokens: 1200,
-  outputTokens: 80,
-  cachedInputTokens: 1000,
-  reasoningTokens: 0,
-  usageSource: 'provider',
-  costUsd: 0.00186,
-  traceParent: undefined,
 };
 
 const alwaysOn = createTraceSampler({ sampler: 'parentbased_always_on', ratio: 1 });

@@ -1,29 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/**
- * The pids of `parent`'s live child processes, read from /proc (Linux): the cluster workers of a gateway's primary.
- * Zombies (exited, not yet reaped) are left out.
- */
-export function childProcessIds(parent: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-    const [state, parentPid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(parentPid) === parent && state !== 'Z') children.push(Number(entry));
-  }
-  return children.sort((left, right) => left - right);
+/** A live process as /proc/<pid>/stat describes it: its id, parent and process group. */
+interface ProcessEntry {
+  pid: number;
+  parentPid: number;
+  processGroup: number;
 }
 
-/** The pids of the live processes of process group `group` (a detached child's pid is its group), from /proc. */
-export function processGroupMembers(group: number): number[] {
-  const members: number[] = [];
+/** Every live process (zombies, exited and not yet reaped, left out), read from /proc (Linux). */
+function liveProcesses(): ProcessEntry[] {
+  const entries: ProcessEntry[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -32,11 +18,27 @@ export function processGroupMembers(group: number): number[] {
     } catch {
       continue; // gone meanwhile
     }
-    // After the comm: state, ppid, pgrp.
-    const [state, , processGroup] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(processGroup) === group && state !== 'Z') members.push(Number(entry));
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const [state, parentPid, processGroup] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state !== 'Z')
+      entries.push({ pid: Number(entry), parentPid: Number(parentPid), processGroup: Number(processGroup) });
   }
-  return members;
+  return entries;
+}
+
+/** The pids of `parent`'s live child processes: the cluster workers of a gateway's primary. */
+export function childProcessIds(parent: number): number[] {
+  return liveProcesses()
+    .filter((entry) => entry.parentPid === parent)
+    .map((entry) => entry.pid)
+    .sort((left, right) => left - right);
+}
+
+/** The pids of the live processes of process group `group` (a detached child's pid is its group). */
+export function processGroupMembers(group: number): number[] {
+  return liveProcesses()
+    .filter((entry) => entry.processGroup === group)
+    .map((entry) => entry.pid);
 }
 
 /** Whether a process exists (and is not a zombie). */

@@ -1,0 +1,31 @@
+import type { RequestObservation } from '../../src/observability/request-observation.ts';
+
+/** One finished request as the access line, the metrics and the span read it: a streamed Claude call on a virtual key. */
+export const exampleObservation: RequestObservation = {
+  requestId: 'a1b2',
+  clientRequestId: null,
+  startedAtWall: Date.UTC(2025, 0, 1),
+  operation: 'chat',
+  clientApi: 'anthropic-messages',
+  stream: true,
+  keyId: 'key_1',
+  keyPrefix: 'sk-torii-AbC123',
+  modelGroup: 'claude',
+  servedModelGroup: 'claude',
+  provider: 'anthropic',
+  deployment: 'claude/0',
+  upstreamModel: 'claude-sonnet-4',
+  attempts: 1,
+  status: 200,
+  durationMs: 812.3456789,
+  upstreamMs: 800.1,
+  overheadMs: 12.2456789,
+  timeToFirstTokenMs: 301.5,
+  inputTokens: 1200,
+  outputTokens: 80,
+  cachedInputTokens: 1000,
+  reasoningTokens: 0,
+  usageSource: 'provider',
+  costUsd: 0.00186,
+  traceParent: undefined,
+};
