@@ -1,29 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { createBufferedLineWriter } from './buffered-line-writer.ts';
 
+/** Sinks that record what they are given; `written()` resolves at the next write (tests wait on it, not on time). */
 function recordingSinks() {
   const writes = { stdout: [] as string[], stderr: [] as string[] };
+  let wrote: (() => void) | undefined;
+  const record = (name: 'stdout' | 'stderr') => (text: string) => {
+    writes[name].push(text);
+    wrote?.();
+  };
   return {
     writes,
-    sinks: {
-      stdout: { write: (text: string) => writes.stdout.push(text) },
-      stderr: { write: (text: string) => writes.stderr.push(text) },
-    },
+    sinks: { stdout: { write: record('stdout') }, stderr: { write: record('stderr') } },
+    written: () => new Promise<void>((resolve) => (wrote = resolve)),
   };
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 describe('the buffered line writer', () => {
   it('writes the lines of one event-loop turn together, info to stdout and warnings to stderr', async () => {
-    const { writes, sinks } = recordingSinks();
+    const { writes, sinks, written } = recordingSinks();
     const writer = createBufferedLineWriter(sinks);
+    const flushed = written();
     writer.write('{"a":1}', 'info');
     writer.write('{"a":2}', 'debug');
     writer.write('{"b":1}', 'warn');
     writer.write('{"b":2}', 'error');
+    // Nothing is written per line: one timer writes them all, later.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     expect(writes).toEqual({ stdout: [], stderr: [] });
-    await nextTurn();
+    await flushed;
     expect(writes).toEqual({ stdout: ['{"a":1}\n{"a":2}\n'], stderr: ['{"b":1}\n{"b":2}\n'] });
   });
 
@@ -33,7 +38,7 @@ describe('the buffered line writer', () => {
     const line = 'x'.repeat(999);
     for (let index = 0; index < 10; index++) writer.write(line, 'info');
     writer.write('y'.repeat(5000), 'info');
-    await nextTurn();
+    writer.flush();
     expect(writes.stdout.join('')).toBe(`${line}\n`.repeat(10) + `${'y'.repeat(5000)}\n`);
     for (const text of writes.stdout.slice(0, -1)) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
     for (const text of writes.stdout) expect(text.endsWith('\n')).toBe(true);

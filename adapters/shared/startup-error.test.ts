@@ -4,9 +4,13 @@ import { describeStartupFailure, fileSystemReason, formatStartupFailure, Startup
 
 describe('formatStartupFailure', () => {
   it('prints a StartupError as one JSON line naming the setting, without a stack', () => {
-    const line = formatStartupFailure(new StartupError('PORT', 'port 8787 is already in use'));
+    const line = formatStartupFailure(
+      new StartupError('PORT', 'port 8787 is already in use'),
+      new Date(Date.UTC(2026, 10, 27)),
+    );
     expect(line).not.toContain('\n');
     expect(JSON.parse(line)).toEqual({
+      time: '2026-11-27T00:00:00.000Z',
       level: 'error',
       message: 'cannot start: PORT: port 8787 is already in use',
       setting: 'PORT',

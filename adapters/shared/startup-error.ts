@@ -71,12 +71,13 @@ export interface StartupFailureLine {
  *
  * @example
  * main().catch((error) => {
- *   console.error(formatStartupFailure(error)); // {"level":"error","message":"cannot start: PORT: ...","setting":"PORT",...}
+ *   console.error(formatStartupFailure(error)); // {"time":"...","level":"error","message":"cannot start: PORT: ...",...}
  *   process.exit(1);
  * });
  */
-export function formatStartupFailure(error: unknown): string {
-  return JSON.stringify(describeStartupFailure(error));
+export function formatStartupFailure(error: unknown, now: Date = new Date()): string {
+  // `time` first, as in every other log line (src/observability/json-logger.ts).
+  return JSON.stringify({ time: now.toISOString(), ...describeStartupFailure(error) });
 }
 
 /** The object behind {@link formatStartupFailure}. */
