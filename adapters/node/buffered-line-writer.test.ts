@@ -17,18 +17,18 @@ function recordingSinks() {
 }
 
 describe('the buffered line writer', () => {
-  it('writes the lines of one event-loop turn together, info to stdout and warnings to stderr', async () => {
+  it('writes warnings and errors together at the end of the turn, info lines together a little later', async () => {
     const { writes, sinks, written } = recordingSinks();
     const writer = createBufferedLineWriter(sinks);
-    const flushed = written();
+    const errorsWritten = written();
     writer.write('{"a":1}', 'info');
     writer.write('{"a":2}', 'debug');
     writer.write('{"b":1}', 'warn');
     writer.write('{"b":2}', 'error');
-    // Nothing is written per line: one timer writes them all, later.
-    await new Promise<void>((resolve) => setImmediate(resolve));
     expect(writes).toEqual({ stdout: [], stderr: [] });
-    await flushed;
+    await errorsWritten;
+    expect(writes).toEqual({ stdout: [], stderr: ['{"b":1}\n{"b":2}\n'] });
+    await written();
     expect(writes).toEqual({ stdout: ['{"a":1}\n{"a":2}\n'], stderr: ['{"b":1}\n{"b":2}\n'] });
   });
 

@@ -119,6 +119,8 @@ describe('a full disk under the usage ledger (Node cluster of 2)', { timeout: 30
     await serveAll(running, 3);
     const notReadyAfterMs = await readyBecomes(running, 503, 30_000);
     expect(notReadyAfterMs).toBeLessThan(30_000);
+    // Log lines are written in batches (adapters/node/buffered-line-writer.ts): wait for them, not for a while.
+    await running.waitForOutput('usage ledger cannot persist usage; not ready', 30_000);
     expect(running.output()).toMatch(/"level":"error","message":"usage ledger writes are failing/);
     expect(running.output()).toMatch(/"level":"error","message":"usage spill cannot take events"/);
     expect(running.output()).toMatch(/"level":"error","message":"usage ledger cannot persist usage; not ready"/);
@@ -134,7 +136,7 @@ describe('a full disk under the usage ledger (Node cluster of 2)', { timeout: 30
 
     disk.free();
     await readyBecomes(running, 200, 60_000);
-    expect(running.output()).toMatch(/"message":"usage ledger writes recovered"/);
+    await running.waitForOutput('"message":"usage ledger writes recovered"', 30_000);
     const after = await metrics(running);
     expect(metric(after, 'torii_usage_ledger_can_persist')).toBe(1);
     expect(metric(after, 'torii_usage_events_written_total')).toBeGreaterThanOrEqual(3);
@@ -159,6 +161,7 @@ describe('a full disk under the usage ledger (Node cluster of 2)', { timeout: 30
     await waitUntil(() => /"message":"usage events lost/.test(running.output()), 'loss logged', 60_000);
     const during = await metrics(running);
     expect(metric(during, 'torii_usage_events_lost_total')).toBeGreaterThan(0);
+    await running.waitForOutput('usage ledger writes are failing', 30_000);
     expect(running.output()).toMatch(/"level":"error","message":"usage ledger writes are failing/);
 
     await postgres.start();
