@@ -179,7 +179,7 @@ export function upstreamError(
   code: string,
   provider: string,
   message: string,
-  options: { status?: number; retryable?: boolean } = {},
+  options: { status?: number; retryable?: boolean; upstreamBody?: unknown } = {},
 ): GatewayError {
   return new GatewayError({
     status: options.status ?? 502,
@@ -187,6 +187,7 @@ export function upstreamError(
     code,
     provider,
     retryable: options.retryable ?? false,
+    ...(options.upstreamBody === undefined ? {} : { upstreamBody: options.upstreamBody }),
     message,
   });
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { CanonicalUsage } from '../../src/canonical/index.ts';
-import { GatewayError } from '../../src/errors.ts';
+import { upstreamError, type GatewayError } from '../../src/errors.ts';
 
 /** A part of a Gemini answer: only the fields the gateway reads. */
 export const geminiResponsePartSchema = z.object({
@@ -80,15 +80,7 @@ export function toCanonicalGeminiUsage(usage: z.infer<typeof geminiUsageMetadata
  * throw invalidGeminiResponse('gemini', 'Gemini sent an answer without candidates.', body);
  */
 export function invalidGeminiResponse(provider: string, message: string, upstreamBody: unknown): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_invalid_response',
-    provider,
-    retryable: true,
-    upstreamBody,
-    message,
-  });
+  return upstreamError('upstream_invalid_response', provider, message, { retryable: true, upstreamBody });
 }
 
 /** The fields a schema failure names, for messages. */

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.ts';
+import { upstreamError, type GatewayError } from '../errors.ts';
 
 /** A schema failure's issues, as far as naming the fields goes (zod's `error.issues`). */
 export type SchemaIssues = readonly { path: readonly PropertyKey[] }[];
@@ -23,13 +23,10 @@ export function unreadableUpstreamBody(
   issues: SchemaIssues,
   upstreamBody: unknown,
 ): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_invalid_response',
+  return upstreamError(
+    'upstream_invalid_response',
     provider,
-    retryable: true,
-    upstreamBody,
-    message: `${what} the gateway cannot read (invalid: ${invalidFieldNames(issues)}).`,
-  });
+    `${what} the gateway cannot read (invalid: ${invalidFieldNames(issues)}).`,
+    { retryable: true, upstreamBody },
+  );
 }
