@@ -32,6 +32,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Starts a gateway on a free port, and again on another when something else took that port between {@link freePort}
+ * and the gateway's own listen (parallel test files on a busy machine): the start's error names the port in use.
+ */
+export async function startOnFreePort(
+  start: (port: number) => Promise<RunningGateway>,
+  attempts = 3,
+): Promise<RunningGateway> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      const portTaken = /Address already in use|EADDRINUSE|is already in use/.test(String(error));
+      if (!portTaken || attempt >= attempts) throw error;
+    }
+  }
+}
+
 /** Polls `url` until it answers 200, or fails with the process output after `timeoutMs`. */
 export async function waitUntilReady(
   url: string,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, nodeReadyLine, spawnGateway, type RunningGateway } from './gateway-process.ts';
+import { freePort, nodeReadyLine, spawnGateway, startOnFreePort, type RunningGateway } from './gateway-process.ts';
 
 /** Starts the gateway under test with a config object and its environment. */
 export type GatewayStarter = (
@@ -31,20 +31,21 @@ function writeConfig(prefix: string, config: Record<string, unknown>): string {
 export const nodeClusterRuntime: GatewayRuntime = {
   name: 'Node (dist/server.js, cluster of 2)',
   async start(config, environment) {
-    const port = await freePort();
-    return await spawnGateway(process.execPath, ['dist/server.js'], {
-      env: {
-        TORII_WORKERS: '2',
-        ...environment,
-        TORII_CONFIG: writeConfig('torii-e2e-node-', config),
-        PORT: String(port),
-        HOST: '127.0.0.1',
-      },
-      port,
-      readyTimeoutMs: 60_000,
-      // One worker answering /health/ready is not the cluster: tests spread over both, so wait until both listen.
-      readyLine: nodeReadyLine,
-    });
+    return await startOnFreePort((port) =>
+      spawnGateway(process.execPath, ['dist/server.js'], {
+        env: {
+          TORII_WORKERS: '2',
+          ...environment,
+          TORII_CONFIG: writeConfig('torii-e2e-node-', config),
+          PORT: String(port),
+          HOST: '127.0.0.1',
+        },
+        port,
+        readyTimeoutMs: 60_000,
+        // One worker answering /health/ready is not the cluster: tests spread over both, so wait until both listen.
+        readyLine: nodeReadyLine,
+      }),
+    );
   },
 };
 
@@ -87,18 +88,19 @@ export const workerdRuntime: GatewayRuntime = {
       ([name, value]) => `${name}='${value}'`,
     );
     writeFileSync(environmentFile, `${lines.join('\n')}\n`);
-    const port = await freePort();
-    const inspectorPort = await freePort();
-    return await spawnGateway(
-      'node_modules/.bin/wrangler',
-      [
-        ...wranglerDevArguments({ port, inspectorPort, environmentFile, persistDirectory: join(directory, 'state') }),
-        // `log`: wrangler shows the Worker's `console.log` lines (its access lines) only from this level.
-        '--log-level',
-        'log',
-      ],
-      { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' }, port, readyTimeoutMs: 120_000 },
-    );
+    return await startOnFreePort(async (port) => {
+      const inspectorPort = await freePort();
+      return await spawnGateway(
+        'node_modules/.bin/wrangler',
+        [
+          ...wranglerDevArguments({ port, inspectorPort, environmentFile, persistDirectory: join(directory, 'state') }),
+          // `log`: wrangler shows the Worker's `console.log` lines (its access lines) only from this level.
+          '--log-level',
+          'log',
+        ],
+        { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' }, port, readyTimeoutMs: 120_000 },
+      );
+    });
   },
 };
 
@@ -169,22 +171,23 @@ export async function startWorkerdPeers(
 export const denoRuntime: GatewayRuntime = {
   name: 'Deno (Deno.serve)',
   async start(config, environment) {
-    const port = await freePort();
     // The real binary, not the node_modules/.bin shim: a signal sent to the shim would not reach Deno.
-    return await spawnGateway(
-      'node_modules/deno/deno',
-      ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', 'adapters/deno/server.ts'],
-      {
-        env: {
-          ...environment,
-          TORII_CONFIG: writeConfig('torii-e2e-deno-', config),
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DENO_NO_UPDATE_CHECK: '1',
+    return await startOnFreePort((port) =>
+      spawnGateway(
+        'node_modules/deno/deno',
+        ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', 'adapters/deno/server.ts'],
+        {
+          env: {
+            ...environment,
+            TORII_CONFIG: writeConfig('torii-e2e-deno-', config),
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            DENO_NO_UPDATE_CHECK: '1',
+          },
+          port,
+          readyTimeoutMs: 120_000,
         },
-        port,
-        readyTimeoutMs: 120_000,
-      },
+      ),
     );
   },
 };
