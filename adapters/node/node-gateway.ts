@@ -2,16 +2,13 @@ import cluster from 'node:cluster';
 import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
-import { builtinProviders } from '../../providers/index.ts';
-import { bundledPriceTable } from '../../src/usage/price-table.ts';
 import { assembleAccounting } from '../../src/accounting/accounting-assembly.ts';
-import { createMasterKeyAuthenticator } from '../../src/auth/master-key-authenticator.ts';
-import { createGateway } from '../../src/gateway.ts';
-import { runtimeSecrets } from '../shared/runtime-secrets.ts';
 import type { GatewayEnvironment } from '../../src/gateway-environment.ts';
 import { consoleLogger, type GatewayLogger, type GatewayServices } from '../../src/services.ts';
-import { loadGatewayConfig } from '../shared/load-gateway-config.ts';
 import { createGptTokenizerTokenCounter } from '../shared/gpt-tokenizer-token-counter.ts';
+import type { ProcessAccounting } from '../server-kit/process-accounting.ts';
+import { createProcessGateway } from '../server-kit/process-gateway.ts';
+import type { ProcessServices } from '../server-kit/start-gateway-process.ts';
 import type { NodeDataPlane } from './node-data-plane.ts';
 import type { CircuitBus } from '../../src/routing/circuit-bus.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.ts';
@@ -52,8 +49,80 @@ export interface NodeGatewayOptions {
   circuitBus?: CircuitBus;
 }
 
+/** One-shot, synchronous hashing: no Hash object and no trip through the thread pool that Web Crypto takes. */
+const sha256 = (text: string) => hash('sha256', text, 'buffer');
+
 /**
- * Builds the gateway for one Node process from its environment.
+ * A Node data plane's keys, limits, budgets and ledger assembled for the gateway (the server kit's
+ * {@link ProcessAccounting}): a Redis reconnect drops the local key copies, and closing pushes pending spend before
+ * the plane flushes usage.
+ *
+ * @example
+ * const accounting = nodeProcessAccounting(await openSingleProcessDataPlane(process.env, logger), masterKey, logger);
+ */
+export function nodeProcessAccounting(
+  plane: NodeDataPlane,
+  masterKey: string,
+  logger: GatewayLogger,
+  description: Record<string, unknown> = {},
+): ProcessAccounting {
+  const assembled = assembleAccounting({
+    masterKey,
+    keyStore: plane.keyStore,
+    keyLookup: plane.keyLookup,
+    ...(plane.sharedCache === undefined ? {} : { sharedCache: plane.sharedCache }),
+    invalidations: plane.invalidations,
+    ...(plane.limitStore === undefined ? {} : { limitStore: plane.limitStore }),
+    rateLimitMode: plane.rateLimitMode,
+    usageQuery: plane.usageQuery,
+    recordUsage: (event) => plane.usageQueue.enqueue(event),
+    sha256,
+    sha256Hex: (text) => hash('sha256', text, 'hex'),
+    logger,
+  });
+  plane.onInvalidationGap(() => assembled.authenticator.forgetAll());
+  plane.onClose(() => assembled.close());
+  return {
+    authenticator: assembled.authenticator,
+    accounting: assembled.accounting,
+    administration: assembled.administration,
+    responseStore: plane.responseStore,
+    usageQueue: plane.usageQueue,
+    circuitBus: plane.circuitBus,
+    canPersistUsage: () => plane.canPersistUsage(),
+    description: { ...description, rateLimitMode: plane.rateLimitMode, redis: plane.redisHost ?? 'none' },
+    close: (options) => plane.close(options),
+  };
+}
+
+/**
+ * The services of a Node process: the undici upstream pool, prom-client metrics (served from `metrics.registry`
+ * unless `metricsExposition` says otherwise: a cluster worker's asks the primary) and gpt-tokenizer.
+ *
+ * @example
+ * const services = nodeProcessServices(createPrometheusMetrics());
+ */
+export function nodeProcessServices(
+  metrics: PrometheusMetrics,
+  metricsExposition?: GatewayServices['metricsExposition'],
+): ProcessServices {
+  return {
+    upstreamFetch: createUndiciUpstreamFetch(),
+    metrics,
+    metricsExposition:
+      metricsExposition ??
+      (async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() })),
+    tokenCounter: createGptTokenizerTokenCounter(),
+  };
+}
+
+/** Reads a config file on Node. */
+export const readNodeTextFile = (path: string): Promise<string> => readFile(path, 'utf8');
+
+/**
+ * Builds the gateway for one Node process from its environment (the server kit's createProcessGateway with Node's
+ * services). `node dist/server.js` runs it through the server kit's lifecycle; this is for hosts wiring it
+ * themselves, and for the cluster primary's start-up check of the config.
  *
  * @example
  * const { app } = await createNodeGateway(process.env, { masterKey: process.env.TORII_MASTER_KEY! });
@@ -62,97 +131,25 @@ export async function createNodeGateway(
   environment: NodeJS.ProcessEnv,
   options: NodeGatewayOptions,
 ): Promise<NodeGateway> {
-  const { config, source, warnings } = await loadGatewayConfig(environment, builtinProviders, (path) =>
-    readFile(path, 'utf8'),
-  );
   // Without the process's own metrics: a gateway built here without them is a start-up probe (the config check).
   const metrics = options.metrics ?? createPrometheusMetrics({ processMetrics: false });
   const logger = options.logger ?? consoleLogger;
-  // A LiteLLM config's parts torii did not take, once per start: by the process that starts (a cluster's primary or
-  // the single process), not by every worker. Paths and reasons only, never values.
-  if (warnings.length > 0 && !cluster.isWorker)
-    logger.warn(`converted the LiteLLM config ${source}; ${warnings.length} part(s) not taken`, {
-      notTaken: warnings,
-    });
-  // One-shot, synchronous hashing: no Hash object and no trip through the thread pool that Web Crypto takes.
-  const sha256 = (text: string) => hash('sha256', text, 'buffer');
   const plane = options.dataPlane;
-  const circuitBus = plane?.circuitBus ?? options.circuitBus;
-  const assembled =
-    plane === undefined
-      ? undefined
-      : assembleAccounting({
-          masterKey: options.masterKey,
-          keyStore: plane.keyStore,
-          keyLookup: plane.keyLookup,
-          ...(plane.sharedCache === undefined ? {} : { sharedCache: plane.sharedCache }),
-          invalidations: plane.invalidations,
-          ...(plane.limitStore === undefined ? {} : { limitStore: plane.limitStore }),
-          rateLimitMode: plane.rateLimitMode,
-          usageQuery: plane.usageQuery,
-          recordUsage: (event) => plane.usageQueue.enqueue(event),
-          sha256,
-          sha256Hex: (text) => hash('sha256', text, 'hex'),
-          logger,
-        });
-  if (plane !== undefined && assembled !== undefined) {
-    plane.onInvalidationGap(() => assembled.authenticator.forgetAll());
-    plane.onClose(() => assembled.close());
-  }
-  const app = createGateway({
-    config,
-    providers: builtinProviders,
-    priceTable: bundledPriceTable,
-    authenticator: assembled?.authenticator ?? createMasterKeyAuthenticator(options.masterKey),
-    secrets: runtimeSecrets(environment, options.masterKey),
-    ...(assembled === undefined ? {} : { administration: assembled.administration, accounting: assembled.accounting }),
-    ...(plane === undefined ? {} : { responses: { store: plane.responseStore } }),
-    routing: { backgroundHealthChecks: true, ...(circuitBus === undefined ? {} : { circuitBus }) },
+  const gateway = await createProcessGateway({
+    environment,
+    readTextFile: readNodeTextFile,
+    masterKey: options.masterKey,
+    logger,
+    // Once per start: by the process that starts (a cluster's primary or the single process), not by every worker.
+    reportConfigWarnings: !cluster.isWorker,
+    accounting: plane === undefined ? undefined : nodeProcessAccounting(plane, options.masterKey, logger),
+    circuitBus: options.circuitBus,
     services: {
-      upstreamFetch: createUndiciUpstreamFetch(),
-      metrics,
-      metricsExposition:
-        options.metricsExposition ??
-        (async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() })),
+      ...nodeProcessServices(metrics, options.metricsExposition),
       ...(options.isReady ? { isReady: options.isReady } : {}),
-      logger,
       ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
       ...(options.traces === undefined ? {} : { traces: options.traces }),
-      tokenCounter: createGptTokenizerTokenCounter(),
     },
   });
-  // Ready only once this process hears the circuit changes other processes publish (the gateway subscribed above):
-  // a worker serving before Redis confirmed its SUBSCRIBE would keep sending to deployments every other process had
-  // already cooled. Bounded: a Redis that does not confirm in time is logged, and serving goes on (delivery is at
-  // most once anyway).
-  await whenCircuitsHeard(circuitBus, logger);
-  return {
-    app,
-    metrics,
-    configSource: source,
-    modelGroups: Object.keys(config.modelGroups),
-    configWarnings: warnings,
-  };
-}
-
-/** How long start-up waits for the circuit bus's subscription before serving without it. */
-const circuitSubscriptionTimeoutMs = 5_000;
-
-async function whenCircuitsHeard(bus: CircuitBus | undefined, logger: GatewayLogger): Promise<void> {
-  const subscribed = bus?.whenSubscribed?.();
-  if (subscribed === undefined) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), circuitSubscriptionTimeoutMs);
-  });
-  const outcome = await Promise.race([
-    subscribed.then(
-      () => 'subscribed' as const,
-      () => 'failed' as const,
-    ),
-    timedOut,
-  ]);
-  clearTimeout(timer);
-  if (outcome !== 'subscribed')
-    logger.warn('serving before the circuit-change subscription was confirmed', { outcome });
+  return { ...gateway, metrics };
 }

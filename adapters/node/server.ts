@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import type { GatewayLogger } from '../../src/services.ts';
 import { jsonLogLine } from '../../src/observability/json-logger.ts';
 import { gatewayDirectRoutes } from '../../src/gateway.ts';
-import { readDatabaseSetting, type DatabaseSetting } from '../shared/database-setting.ts';
+import { readDatabaseSetting } from '../shared/database-setting.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { formatStartupFailure } from '../shared/startup-error.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
@@ -20,22 +20,20 @@ import {
   openClusterPrimaryDataPlane,
   openClusterWorkerDataPlane,
   openSingleProcessDataPlane,
-  type NodeDataPlane,
 } from './node-data-plane.ts';
 import { createCircuitRelay, createClusterCircuitBus } from './circuit-buses.ts';
 import { commandLineUsage, parseCommandLine } from './command-line.ts';
 import { runConfigCheck } from './config-check-command.ts';
-import { createNodeGateway } from './node-gateway.ts';
+import { createNodeGateway, nodeProcessAccounting, nodeProcessServices, readNodeTextFile } from './node-gateway.ts';
 import { packageVersion } from './package-version.ts';
-import { startNodeHttpServer, type NodeHttpServer } from './node-http-server.ts';
+import { startNodeHttpServer } from './node-http-server.ts';
+import { announceGateway, listeningUrl } from '../server-kit/gateway-announcement.ts';
+import { startGatewayProcess, usageFlushTimeoutMs, type ServedGateway } from '../server-kit/start-gateway-process.ts';
 import { registerUsageQueueMetrics } from './process-health-metrics.ts';
 import { startProcessWatchdog } from './process-watchdog.ts';
-import { openTraceExport, readTraceExportSettings } from '../shared/trace-export-settings.ts';
+import { readTraceExportSettings } from '../shared/trace-export-settings.ts';
 import { createPrometheusMetrics, registerProcessMetrics } from './prometheus-metrics.ts';
 import { openNodeLogging, type NodeLogging } from './node-logging.ts';
-
-/** How long shutdown may spend writing queued usage before the rest goes to the disk spill. */
-const usageFlushTimeoutMs = 5_000;
 
 /**
  * `node dist/server.js` (`torii-gateway`, the package's bin): a cluster primary forking one worker per core
@@ -99,14 +97,13 @@ function announcer(
   logger: GatewayLogger,
 ): () => void {
   return () =>
-    announce(
-      logger,
-      settings,
-      probe.configSource,
-      probe.modelGroups,
-      masterKey.generated ? masterKey.key : undefined,
-      readDatabaseSetting(process.env),
-    );
+    announceGateway(logger, {
+      url: listeningUrl(settings.hostname, settings.port),
+      configSource: probe.configSource,
+      modelGroups: probe.modelGroups,
+      generatedMasterKey: masterKey.generated ? masterKey.key : undefined,
+      fields: { runtime: 'node', workers: settings.workers, database: readDatabaseSetting(process.env) },
+    });
 }
 
 /** The cluster primary of `TORII_DATABASE=off`: forks and watches the workers, and owns nothing else. */
@@ -161,48 +158,14 @@ async function runPrimary(settings: NodeServerSettings, logging: NodeLogging): P
   });
 }
 
-async function runServer(
+/** Serves the app with the Node HTTP server: its direct routes, client limits and drain. */
+async function serveOnNode(
+  app: Parameters<typeof gatewayDirectRoutes>[0],
   settings: NodeServerSettings,
-  isClusterWorker: boolean,
-  withDatabase: boolean,
-  logging: NodeLogging,
-): Promise<void> {
-  const { logger } = logging;
-  if (isClusterWorker) startWorkerHeartbeat(heartbeatIntervalMs(settings.workerHeartbeatTimeoutMs));
-  const masterKey = resolveMasterKey(process.env);
-  const running: { server?: NodeHttpServer } = {};
-  const metrics = createPrometheusMetrics();
-  const dataPlane: NodeDataPlane | undefined = !withDatabase
-    ? undefined
-    : isClusterWorker
-      ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), logger)
-      : await openSingleProcessDataPlane(process.env, logger);
-  if (dataPlane !== undefined)
-    registerUsageQueueMetrics(
-      metrics.registry,
-      dataPlane.usageQueue,
-      isClusterWorker ? { role: 'forwarder' } : { role: 'ledger', canPersist: dataPlane.canPersistUsage },
-    );
-  // OpenTelemetry spans, when an OTLP endpoint is set: queued in memory, sent every second and at shutdown.
-  const tracing = openTraceExport(process.env, logger, { flushEveryMs: 1_000, serviceVersion: packageVersion() });
-  const gateway = await createNodeGateway(process.env, {
-    ...(dataPlane === undefined ? {} : { dataPlane }),
-    ...(tracing === undefined ? {} : { traces: tracing.traces }),
-    // A cluster worker without a database still shares circuit changes, through the primary.
-    ...(dataPlane === undefined && isClusterWorker
-      ? { circuitBus: createClusterCircuitBus(createClusterRpcClient()) }
-      : {}),
-    masterKey: masterKey.key,
-    metrics,
-    logger,
-    ...(logging.accessLog === undefined ? {} : { accessLog: logging.accessLog }),
-    // Not ready while draining, or while usage can be persisted nowhere (database and spill both failing).
-    isReady: () => (running.server?.isAccepting() ?? false) && (dataPlane?.canPersistUsage() ?? true),
-    ...(isClusterWorker ? { metricsExposition: createWorkerMetricsExposition(metrics.registry) } : {}),
-  });
+): Promise<ServedGateway> {
   const server = await startNodeHttpServer({
-    fetch: gateway.app.fetch,
-    directRoutes: gatewayDirectRoutes(gateway.app),
+    fetch: app.fetch,
+    directRoutes: gatewayDirectRoutes(app),
     port: settings.port,
     ...(settings.hostname ? { hostname: settings.hostname } : {}),
     shutdownGraceMs: settings.shutdownGraceMs,
@@ -213,62 +176,61 @@ async function runServer(
       maxConnections: settings.maxConnections,
     },
   });
-  running.server = server;
-  if (!isClusterWorker) {
-    announce(
-      logger,
-      settings,
-      gateway.configSource,
-      gateway.modelGroups,
-      masterKey.generated ? masterKey.key : undefined,
-      readDatabaseSetting(process.env),
-    );
-    if (settings.eventLoopStallTimeoutMs > 0)
-      startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'single' });
-  }
-  let draining = false;
-  const stop = async (): Promise<void> => {
-    if (draining) return;
-    draining = true;
-    const { unfinished } = await server.drain();
-    if (unfinished > 0) logger.warn('grace period over; closing unfinished requests', { unfinished });
-    // Usage of every finished request goes to the database (or the primary, or the disk spill) before exit.
-    await dataPlane
-      ?.close({ timeoutMs: usageFlushTimeoutMs })
-      .catch((error: unknown) => logger.error('usage flush failed', { error: String(error) }));
-    await tracing?.close();
-    process.exit(0);
+  return {
+    url: listeningUrl(settings.hostname, settings.port),
+    isAccepting: () => server.isAccepting(),
+    drain: async () => {
+      const { unfinished } = await server.drain();
+      return { complete: unfinished === 0, unfinished };
+    },
   };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
 }
 
-/**
- * The start-up line, at `info`; at `warn` when it carries a generated master key (it is the only place that key is
- * shown, and it wants replacing with TORII_MASTER_KEY).
- */
-function announce(
-  logger: GatewayLogger,
+/** A single process, or one cluster worker: the server kit's lifecycle with Node's data plane and services. */
+async function runServer(
   settings: NodeServerSettings,
-  configSource: string,
-  modelGroups: string[],
-  generatedKey: string | undefined,
-  database: DatabaseSetting,
-): void {
-  const url = `http://${settings.hostname ?? 'localhost'}:${settings.port}`;
-  const fields = { workers: settings.workers, database, config: configSource, modelGroups };
-  if (generatedKey === undefined) logger.info(`torii listening on ${url}`, fields);
-  else
-    logger.warn(`torii listening on ${url}`, {
-      ...fields,
-      masterKey: generatedKey,
-      note: 'generated for this run; set TORII_MASTER_KEY to choose one',
-    });
-  if (modelGroups.length === 0) {
-    logger.warn(
-      'no model groups: set TORII_CONFIG to a config file, or a provider key such as OPENAI_API_KEY or ANTHROPIC_API_KEY',
-    );
-  }
+  isClusterWorker: boolean,
+  withDatabase: boolean,
+  logging: NodeLogging,
+): Promise<void> {
+  const { logger } = logging;
+  if (isClusterWorker) startWorkerHeartbeat(heartbeatIntervalMs(settings.workerHeartbeatTimeoutMs));
+  const metrics = createPrometheusMetrics();
+  await startGatewayProcess({
+    runtime: 'node',
+    environment: process.env,
+    logger,
+    accessLog: logging.accessLog,
+    readTextFile: readNodeTextFile,
+    serviceVersion: packageVersion(),
+    // A cluster's workers leave the start-up line and the config's warnings to the primary.
+    announces: !isClusterWorker,
+    announcementFields: { workers: settings.workers, database: readDatabaseSetting(process.env) },
+    async openAccounting(masterKey) {
+      if (!withDatabase) return undefined;
+      const plane = isClusterWorker
+        ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), logger)
+        : await openSingleProcessDataPlane(process.env, logger);
+      registerUsageQueueMetrics(
+        metrics.registry,
+        plane.usageQueue,
+        isClusterWorker ? { role: 'forwarder' } : { role: 'ledger', canPersist: plane.canPersistUsage },
+      );
+      return nodeProcessAccounting(plane, masterKey, logger);
+    },
+    // A cluster worker without a database still shares circuit changes, through the primary.
+    circuitBus: !withDatabase && isClusterWorker ? createClusterCircuitBus(createClusterRpcClient()) : undefined,
+    services: () =>
+      nodeProcessServices(metrics, isClusterWorker ? createWorkerMetricsExposition(metrics.registry) : undefined),
+    serve: (app) => serveOnNode(app, settings),
+    onStopSignal(listener) {
+      process.on('SIGTERM', listener);
+      process.on('SIGINT', listener);
+    },
+    exit: (code) => process.exit(code),
+  });
+  if (!isClusterWorker && settings.eventLoopStallTimeoutMs > 0)
+    startProcessWatchdog({ stallTimeoutMs: settings.eventLoopStallTimeoutMs, role: 'single' });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../e2e/gateway-process.ts';
-import { gatewayRuntimes } from '../e2e/gateway-starters.ts';
+import { serverRuntimes } from '../e2e/gateway-starters.ts';
 import { chaosMasterKey, isLive } from './chaos-client.ts';
 import {
   hostileEnvironment,
@@ -53,7 +53,7 @@ function expectClientError(answer: Answer): void {
 // 7), and bodies that are not what they claim. Each gets a 4xx in the OpenAI envelope naming the field, in bounded
 // time, and the gateway keeps serving. Slow clients (slowloris, trickled bodies) are Node's server's to bound:
 // tests/chaos/client-timeouts.test.ts.
-describe.each(gatewayRuntimes)('a misbehaving client on $name', (runtime) => {
+describe.each(serverRuntimes)('a misbehaving client on $name', (runtime) => {
   let upstream: HostileUpstream;
   let gateway: RunningGateway;
 

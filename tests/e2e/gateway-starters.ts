@@ -192,5 +192,31 @@ export const denoRuntime: GatewayRuntime = {
   },
 };
 
+/** The Bun entry (Bun.serve) running the TypeScript sources directly on the real Bun runtime (the npm `bun` package). */
+export const bunRuntime: GatewayRuntime = {
+  name: 'Bun (Bun.serve)',
+  async start(config, environment) {
+    return await startOnFreePort((port) =>
+      spawnGateway('node_modules/bun/bin/bun.exe', ['adapters/bun/server.ts'], {
+        env: {
+          ...environment,
+          TORII_CONFIG: writeConfig('torii-e2e-bun-', config),
+          PORT: String(port),
+          HOST: '127.0.0.1',
+        },
+        port,
+        readyTimeoutMs: 120_000,
+      }),
+    );
+  },
+};
+
 /** Every runtime, in the order the suites run them. */
 export const gatewayRuntimes: GatewayRuntime[] = [nodeClusterRuntime, workerdRuntime, denoRuntime];
+
+/**
+ * The runtimes with their own HTTP server, Bun included: the suites about what a server does (misbehaving clients,
+ * logs, metrics and spans) run on each. The upstream chaos suites run on {@link gatewayRuntimes}, since Bun serves the
+ * same request path as Deno (adapters/server-kit/standalone-server.ts), and CI time is bounded.
+ */
+export const serverRuntimes: GatewayRuntime[] = [...gatewayRuntimes, bunRuntime];

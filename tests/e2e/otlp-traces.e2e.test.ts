@@ -4,7 +4,7 @@ import { startMockUpstream, type MockUpstream } from '../mock-upstream/mock-upst
 import { spanAttribute, startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { e2eEnvironment, e2eGatewayConfig, e2eMasterKey } from './e2e-fixtures.ts';
 import type { RunningGateway } from './gateway-process.ts';
-import { gatewayRuntimes } from './gateway-starters.ts';
+import { serverRuntimes } from './gateway-starters.ts';
 
 /** The access line of `requestId` in a gateway's output. */
 function accessLineOf(output: string, requestId: string): Record<string, unknown> | undefined {
@@ -17,7 +17,7 @@ function accessLineOf(output: string, requestId: string): Record<string, unknown
 
 // OpenTelemetry export on each runtime: one span per request to a local OTLP/HTTP collector, a child of the caller's
 // traceparent, agreeing with the response and the access line on request id, tokens and status.
-for (const runtime of gatewayRuntimes) {
+for (const runtime of serverRuntimes) {
   describe(`OTLP trace export on ${runtime.name}`, { timeout: 120_000 }, () => {
     let mock: MockUpstream;
     let collector: OtlpCollector;

@@ -87,6 +87,7 @@ export function installConsumer(tarball: string): string {
     'typescript',
     'drizzle-orm',
     '@upstash/redis',
+    'ioredis',
     'prom-client',
     'undici',
   ].map(pinned);

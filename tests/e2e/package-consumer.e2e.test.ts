@@ -138,11 +138,11 @@ console.log(JSON.stringify(await response.json()));
   });
 
   for (const moduleResolution of ['node16', 'bundler'] as const) {
-    it(`type-checks the root, node, node-handler and upstash entries in a strict consumer (skipLibCheck: false, ${moduleResolution})`, () => {
+    it(`type-checks the root, node, node-handler, bun and driver entries in a strict consumer (skipLibCheck: false, ${moduleResolution})`, () => {
       expect(typeCheckConsumer(consumer, 'consumer-entries.ts', moduleResolution)).toEqual([]);
     });
 
-    it(`type-checks the accounting entry in a strict consumer: no error outside drizzle-orm's own declarations (${moduleResolution})`, () => {
+    it(`type-checks the accounting and Postgres driver entries in a strict consumer: no error outside drizzle-orm's own declarations (${moduleResolution})`, () => {
       const errors = typeCheckConsumer(consumer, 'consumer-accounting.ts', moduleResolution);
       // drizzle-orm 0.45's declarations do not pass skipLibCheck: false themselves (any consumer of drizzle sees them).
       expect(errors.filter((line) => !line.startsWith('node_modules/drizzle-orm/'))).toEqual([]);

@@ -1,9 +1,12 @@
-// The entries a consumer without a database uses, imported as a strict consumer does (skipLibCheck: false): every
+// The entries a consumer without a database uses (and the Redis, Workers KV and Bun ones), imported as a strict consumer does (skipLibCheck: false): every
 // declaration they reach must type-check, with only their own peer dependencies installed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { createGateway, ConfigError, type GatewayConfig, type CanonicalChatRequest } from 'torii-gateway';
-import { createUpstashKeyValueCache, createUpstashLimitStore } from 'torii-gateway/upstash';
+import { createUpstashKeyValueCache, createUpstashLimitStore } from 'torii-gateway/drivers/upstash';
+import { createRedisKeyValueCache, createRedisLimitStore, openRedisConnection } from 'torii-gateway/drivers/redis';
+import { createWorkersKvKeyValueCache } from 'torii-gateway/drivers/workers-kv';
+import { startBunServer, type BunGatewayServer } from 'torii-gateway/bun';
 import { createNodeRequestHandler } from 'torii-gateway/node-handler';
 import { createNodeGateway, startNodeHttpServer } from 'torii-gateway/node';
 
@@ -20,5 +23,10 @@ export const pieces = [
   createUpstashLimitStore,
   createNodeGateway,
   startNodeHttpServer,
+  createRedisKeyValueCache,
+  createRedisLimitStore,
+  openRedisConnection,
+  createWorkersKvKeyValueCache,
+  startBunServer,
 ];
-export type Pieces = [CanonicalChatRequest];
+export type Pieces = [CanonicalChatRequest, BunGatewayServer];

@@ -4,8 +4,8 @@ import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
 import { circuitRefreshVariable, readCircuitRefreshMs } from '../shared/circuit-refresh-setting.ts';
 import { StartupError } from '../shared/startup-error.ts';
 
-/** Settings of the Deno server, read from its environment. */
-export interface DenoServerSettings {
+/** Settings of a standalone server process (Deno, Bun), read from its environment. */
+export interface ServerSettings {
   port: number;
   hostname: string;
   /** How long in-flight requests (streams included) may take to finish after SIGTERM, ms. */
@@ -29,8 +29,8 @@ export interface DenoServerSettings {
   circuitRefreshMs: number;
 }
 
-/** The default {@link DenoServerSettings.keyCacheTtlMs}: no invalidation bus reaches other Deno instances. */
-export const defaultDenoKeyCacheTtlMs = 5_000;
+/** The default {@link ServerSettings.keyCacheTtlMs}: no invalidation bus reaches other instances of a standalone server. */
+export const defaultServerKeyCacheTtlMs = 5_000;
 
 function nonNegativeInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === '') return fallback;
@@ -54,7 +54,7 @@ function positiveOrUndefined(value: string | undefined, name: string): number | 
  * TORII_CIRCUIT_REFRESH_MS (1000).
  * A malformed value throws a StartupError naming the variable.
  */
-export function readDenoServerSettings(environment: Record<string, string | undefined>): DenoServerSettings {
+export function readServerSettings(environment: Record<string, string | undefined>): ServerSettings {
   const upstashUrl = environment.UPSTASH_REDIS_REST_URL || undefined;
   const upstashToken = environment.UPSTASH_REDIS_REST_TOKEN || undefined;
   if ((upstashUrl === undefined) !== (upstashToken === undefined))
@@ -65,7 +65,7 @@ export function readDenoServerSettings(environment: Record<string, string | unde
   const keyCacheTtlMs = nonNegativeInteger(
     environment.TORII_KEY_CACHE_TTL_MS,
     'TORII_KEY_CACHE_TTL_MS',
-    defaultDenoKeyCacheTtlMs,
+    defaultServerKeyCacheTtlMs,
   );
   if (keyCacheTtlMs < 1) throw new StartupError('TORII_KEY_CACHE_TTL_MS', 'must be at least 1');
   const circuitRefresh = readCircuitRefreshMs(environment[circuitRefreshVariable]);

@@ -1,5 +1,5 @@
 /**
- * The `torii-gateway/upstash` entry of the library: state shared by several instances through Upstash Redis (Redis
+ * The `torii-gateway/drivers/upstash` entry: state shared by several instances through Upstash Redis (Redis
  * over HTTPS, for runtimes without TCP sockets: Workers, Deno Deploy, and Node or Bun on serverless hosts). Pass the
  * cache and limit store to `openDatabaseAccounting` or `assembleAccounting`, and the circuit store to
  * `createPolledCircuitBus`. Needs `@upstash/redis`.

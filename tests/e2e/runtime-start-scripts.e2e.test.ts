@@ -12,10 +12,11 @@ import { freePort, waitUntilReady } from './gateway-process.ts';
 const expectedText = readFixture<{ choices: { message: { content: string } }[] }>('openai-compatible', 'text.json')
   .choices[0]?.message.content;
 
-// The README's Deno command, from a clone: `bash scripts/start-deno.sh` (Deno from the npm registry, no `deno` on
-// PATH needed). A SIGTERM to the process the command started reaches the server: it drains and exits 0, and no
-// Deno process is left behind (the npm package's Node wrapper used to keep its child running).
-describe('bash scripts/start-deno.sh', { timeout: 180_000 }, () => {
+// The README's Deno and Bun commands, from a clone: `bash scripts/start-deno.sh` and `bash scripts/start-bun.sh` (the
+// runtime from the npm registry, nothing on PATH needed). A SIGTERM to the process the command started reaches the
+// server: it drains and exits 0, and no runtime process is left behind (the deno package's Node wrapper used to keep
+// its child running).
+describe.each(['deno', 'bun'])('bash scripts/start-%s.sh', { timeout: 180_000 }, (runtime) => {
   let mock: MockUpstream;
 
   beforeAll(async () => {
@@ -26,12 +27,12 @@ describe('bash scripts/start-deno.sh', { timeout: 180_000 }, () => {
     await mock?.close();
   });
 
-  it('serves the openai SDK, and a SIGTERM to it stops Deno itself, leaving no process behind', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'torii-start-deno-'));
+  it('serves the openai SDK, and a SIGTERM to it stops the runtime itself, leaving no process behind', async () => {
+    const directory = mkdtempSync(join(tmpdir(), `torii-start-${runtime}-`));
     const configPath = join(directory, 'torii.config.json');
     writeFileSync(configPath, JSON.stringify(e2eGatewayConfig(mock.url)));
     const port = await freePort();
-    const child = spawn('bash', ['scripts/start-deno.sh'], {
+    const child = spawn('bash', [`scripts/start-${runtime}.sh`], {
       env: {
         ...process.env,
         ...e2eEnvironment,
@@ -58,7 +59,7 @@ describe('bash scripts/start-deno.sh', { timeout: 180_000 }, () => {
         messages: [{ role: 'user', content: 'Hello' }],
       });
       expect(answer.choices[0]?.message.content).toBe(expectedText);
-      // The script exec'd Deno: the pid it started is Deno's.
+      // The script exec'd the runtime: the pid it started is the runtime's.
       process.kill(group, 'SIGTERM');
       expect(await exited).toBe(0);
       expect(processGroupMembers(group)).toEqual([]);

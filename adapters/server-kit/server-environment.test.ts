@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDenoKeyCacheTtlMs, readDenoServerSettings } from './deno-environment.ts';
+import { defaultServerKeyCacheTtlMs, readServerSettings } from './server-environment.ts';
 
-describe('readDenoServerSettings', () => {
+describe('readServerSettings', () => {
   it('defaults to SQLite in .torii, no shared cache, and a 5 s key propagation bound', () => {
-    expect(readDenoServerSettings({})).toEqual({
+    expect(readServerSettings({})).toEqual({
       port: 8787,
       hostname: '0.0.0.0',
       shutdownGraceMs: 25_000,
@@ -13,16 +13,16 @@ describe('readDenoServerSettings', () => {
       migrationsFolder: undefined,
       dataDirectory: '.torii',
       upstash: undefined,
-      keyCacheTtlMs: defaultDenoKeyCacheTtlMs,
+      keyCacheTtlMs: defaultServerKeyCacheTtlMs,
       rateLimitMode: undefined,
       circuitRefreshMs: 1000,
     });
-    expect(defaultDenoKeyCacheTtlMs).toBe(5_000);
+    expect(defaultServerKeyCacheTtlMs).toBe(5_000);
   });
 
   it('reads every variable', () => {
     expect(
-      readDenoServerSettings({
+      readServerSettings({
         PORT: '9000',
         HOST: '127.0.0.1',
         TORII_SHUTDOWN_GRACE_MS: '1000',
@@ -53,23 +53,23 @@ describe('readDenoServerSettings', () => {
   });
 
   it('refuses half an Upstash configuration and malformed numbers or modes, naming the variable', () => {
-    expect(() => readDenoServerSettings({ UPSTASH_REDIS_REST_URL: 'https://example.upstash.io' })).toThrow(
+    expect(() => readServerSettings({ UPSTASH_REDIS_REST_URL: 'https://example.upstash.io' })).toThrow(
       /UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN/,
     );
-    expect(() => readDenoServerSettings({ UPSTASH_REDIS_REST_TOKEN: 'token' })).toThrow(/UPSTASH_REDIS_REST_URL/);
-    expect(() => readDenoServerSettings({ TORII_KEY_CACHE_TTL_MS: '0' })).toThrow(/TORII_KEY_CACHE_TTL_MS/);
-    expect(() => readDenoServerSettings({ TORII_KEY_CACHE_TTL_MS: '5s' })).toThrow(/TORII_KEY_CACHE_TTL_MS/);
-    expect(() => readDenoServerSettings({ TORII_DATABASE_POOL_MAX: '0' })).toThrow(/TORII_DATABASE_POOL_MAX/);
-    expect(() => readDenoServerSettings({ PORT: '-1' })).toThrow(/PORT/);
-    expect(() => readDenoServerSettings({ TORII_RATE_LIMIT_MODE: 'exact' })).toThrow(/TORII_RATE_LIMIT_MODE/);
-    expect(() => readDenoServerSettings({ TORII_DATABASE: 'mysql' })).toThrow(/TORII_DATABASE/);
-    expect(() => readDenoServerSettings({ TORII_CIRCUIT_REFRESH_MS: '50' })).toThrow(/TORII_CIRCUIT_REFRESH_MS/);
-    expect(() => readDenoServerSettings({ TORII_CIRCUIT_REFRESH_MS: '1s' })).toThrow(/TORII_CIRCUIT_REFRESH_MS/);
+    expect(() => readServerSettings({ UPSTASH_REDIS_REST_TOKEN: 'token' })).toThrow(/UPSTASH_REDIS_REST_URL/);
+    expect(() => readServerSettings({ TORII_KEY_CACHE_TTL_MS: '0' })).toThrow(/TORII_KEY_CACHE_TTL_MS/);
+    expect(() => readServerSettings({ TORII_KEY_CACHE_TTL_MS: '5s' })).toThrow(/TORII_KEY_CACHE_TTL_MS/);
+    expect(() => readServerSettings({ TORII_DATABASE_POOL_MAX: '0' })).toThrow(/TORII_DATABASE_POOL_MAX/);
+    expect(() => readServerSettings({ PORT: '-1' })).toThrow(/PORT/);
+    expect(() => readServerSettings({ TORII_RATE_LIMIT_MODE: 'exact' })).toThrow(/TORII_RATE_LIMIT_MODE/);
+    expect(() => readServerSettings({ TORII_DATABASE: 'mysql' })).toThrow(/TORII_DATABASE/);
+    expect(() => readServerSettings({ TORII_CIRCUIT_REFRESH_MS: '50' })).toThrow(/TORII_CIRCUIT_REFRESH_MS/);
+    expect(() => readServerSettings({ TORII_CIRCUIT_REFRESH_MS: '1s' })).toThrow(/TORII_CIRCUIT_REFRESH_MS/);
   });
 
   it('opens the embedded SQLite by default; TORII_DATABASE chooses pglite or off', () => {
-    expect(readDenoServerSettings({}).database).toBe('sqlite');
-    expect(readDenoServerSettings({ TORII_DATABASE: 'pglite' }).database).toBe('pglite');
-    expect(readDenoServerSettings({ TORII_DATABASE: 'off' }).database).toBe('off');
+    expect(readServerSettings({}).database).toBe('sqlite');
+    expect(readServerSettings({ TORII_DATABASE: 'pglite' }).database).toBe('pglite');
+    expect(readServerSettings({ TORII_DATABASE: 'off' }).database).toBe('off');
   });
 });
