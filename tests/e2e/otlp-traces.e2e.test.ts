@@ -15,6 +15,23 @@ function accessLineOf(output: string, requestId: string): Record<string, unknown
   return undefined;
 }
 
+/**
+ * The sum of a Prometheus counter's series whose labels include every one of `labels` (several series differ in labels
+ * the test does not fix, such as the client API); undefined when `/metrics` is not served (a Worker).
+ */
+async function counterSum(baseURL: string, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const response = await fetch(`${baseURL}/metrics`);
+  if (response.status !== 200) return undefined;
+  let total = 0;
+  for (const line of (await response.text()).split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const labelText = line.slice(name.length, line.lastIndexOf('}') + 1);
+    if (Object.entries(labels).every(([label, value]) => labelText.includes(`${label}="${value}"`)))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
 // OpenTelemetry export on each runtime: one span per request to a local OTLP/HTTP collector, a child of the caller's
 // traceparent, agreeing with the response and the access line on request id, tokens and status.
 for (const runtime of serverRuntimes) {
@@ -40,7 +57,13 @@ for (const runtime of serverRuntimes) {
       await mock?.close();
     });
 
-    it('exports the span of a chat and a stream: the caller as parent, the same id, tokens and status as the response and the access line', async () => {
+    it('exports the span of a chat and a stream: the caller as parent, the same id, tokens and status as the response, the access line and the metrics', async () => {
+      const counted = { model_group: 'gpt-text', status_code: '200' };
+      const requestsBefore = await counterSum(gateway.baseURL, 'torii_requests_total', counted);
+      const inputTokensBefore = await counterSum(gateway.baseURL, 'torii_tokens_total', {
+        model_group: 'gpt-text',
+        type: 'input',
+      });
       const client = new OpenAI({ baseURL: `${gateway.baseURL}/v1`, apiKey: e2eMasterKey, maxRetries: 0 });
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const { data, response } = await client.chat.completions
@@ -87,6 +110,18 @@ for (const runtime of serverRuntimes) {
       await gateway.waitForOutput(streamId, 60_000);
       const streamLine = accessLineOf(gateway.output(), streamId);
       expect(spanAttribute(streamed.span, 'gen_ai.usage.output_tokens')).toBe(streamLine?.outputTokens);
+
+      // The metrics counted both requests under their status, with the tokens the span and access lines carry (every
+      // runtime serving /metrics; a Worker has none).
+      if (requestsBefore === undefined || inputTokensBefore === undefined) return;
+      expect((await counterSum(gateway.baseURL, 'torii_requests_total', counted)) ?? 0).toBe(requestsBefore + 2);
+      const inputTokensAfter = await counterSum(gateway.baseURL, 'torii_tokens_total', {
+        model_group: 'gpt-text',
+        type: 'input',
+      });
+      expect(inputTokensAfter).toBe(
+        inputTokensBefore + Number(spanAttribute(span, 'gen_ai.usage.input_tokens')) + Number(streamLine?.inputTokens),
+      );
     });
 
     it('keeps serving while the collector fails, and exports the span of a refused request with its status', async () => {
