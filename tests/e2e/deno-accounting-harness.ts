@@ -26,8 +26,13 @@ export function denoExecutable(): string {
 /** The permissions the README gives the Deno server. */
 export const denoServerPermissions = ['--allow-net', '--allow-env', '--allow-read', '--allow-write'];
 
-/** How to start one Deno gateway. */
+/** How to start one Deno (or Bun) gateway. */
 export interface DenoAccountingGatewayOptions {
+  /**
+   * `bun` runs the same standalone server on Bun (`bun adapters/bun/server.ts`: the server kit's one lifecycle), so a
+   * fleet can mix the two; default `deno`.
+   */
+  runtime?: 'deno' | 'bun';
   mockUrl: string;
   /** Omit to run on PGlite in the data directory. */
   databaseUrl?: string;
@@ -41,32 +46,32 @@ export interface DenoAccountingGatewayOptions {
   environment?: Record<string, string>;
 }
 
-/** Starts the Deno server and waits until `/health/ready` answers 200. */
+/** Starts the Deno (or Bun) server and waits until `/health/ready` answers 200. */
 export async function startDenoAccountingGateway(options: DenoAccountingGatewayOptions): Promise<RunningGateway> {
   const directory = mkdtempSync(join(tmpdir(), 'torii-e2e-deno-accounting-'));
   const configPath = join(directory, 'torii.config.json');
   writeFileSync(configPath, JSON.stringify(accountingGatewayConfig(options.mockUrl)));
   const port = await freePort();
-  return await spawnGateway(
-    denoExecutable(),
-    ['run', ...(options.permissions ?? denoServerPermissions), 'adapters/deno/server.ts'],
-    {
-      env: {
-        MOCK_UPSTREAM_KEY: mockUpstreamApiKey,
-        TORII_MASTER_KEY: accountingMasterKey,
-        TORII_CONFIG: configPath,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DENO_NO_UPDATE_CHECK: '1',
-        DATABASE_URL: options.databaseUrl ?? '',
-        UPSTASH_REDIS_REST_URL: options.upstash?.url ?? '',
-        UPSTASH_REDIS_REST_TOKEN: options.upstash?.token ?? '',
-        TORII_RATE_LIMIT_MODE: options.rateLimitMode ?? '',
-        ...(options.dataDirectory === undefined ? {} : { TORII_DATA_DIR: options.dataDirectory }),
-        ...options.environment,
-      },
-      port,
-      readyTimeoutMs: 60_000,
+  const [command, args] =
+    options.runtime === 'bun'
+      ? ['node_modules/bun/bin/bun.exe', ['adapters/bun/server.ts']]
+      : [denoExecutable(), ['run', ...(options.permissions ?? denoServerPermissions), 'adapters/deno/server.ts']];
+  return await spawnGateway(command, args, {
+    env: {
+      MOCK_UPSTREAM_KEY: mockUpstreamApiKey,
+      TORII_MASTER_KEY: accountingMasterKey,
+      TORII_CONFIG: configPath,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DENO_NO_UPDATE_CHECK: '1',
+      DATABASE_URL: options.databaseUrl ?? '',
+      UPSTASH_REDIS_REST_URL: options.upstash?.url ?? '',
+      UPSTASH_REDIS_REST_TOKEN: options.upstash?.token ?? '',
+      TORII_RATE_LIMIT_MODE: options.rateLimitMode ?? '',
+      ...(options.dataDirectory === undefined ? {} : { TORII_DATA_DIR: options.dataDirectory }),
+      ...options.environment,
     },
-  );
+    port,
+    readyTimeoutMs: 60_000,
+  });
 }

@@ -103,124 +103,131 @@ function deployment() {
   };
 }
 
-// Two Deno instances sharing one Postgres and one Upstash (the REST bridge in front of the real Redis).
-describe('keys, limits, budgets and the ledger on two Deno instances (Postgres + Upstash)', { timeout: 90_000 }, () => {
-  const services = deployment();
-  let instanceA: RunningGateway;
-  let instanceB: RunningGateway;
+// Two instances sharing one Postgres and one Upstash (the REST bridge in front of the real Redis): one on Deno, one on
+// Bun. Both run the same standalone server on the server kit, so a mixed fleet shares keys, limits, budgets and the
+// ledger as a fleet of either does.
+describe(
+  'keys, limits, budgets and the ledger on a Deno and a Bun instance (Postgres + Upstash)',
+  { timeout: 90_000 },
+  () => {
+    const services = deployment();
+    let instanceA: RunningGateway;
+    let instanceB: RunningGateway;
 
-  beforeAll(async () => {
-    [instanceA, instanceB] = await Promise.all([
-      startDenoAccountingGateway(services.options()),
-      startDenoAccountingGateway(services.options()),
-    ]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([instanceA?.stop(), instanceB?.stop()]);
-  });
-
-  it('creates a key through the admin API of one instance; it works on both, and the ledger has its rows', async () => {
-    const issued = await createVirtualKey(instanceA, { name: 'deno-basic', owner: 'alice' });
-    expect(issued.key).toMatch(/^sk-torii-/);
-    for (const gateway of [instanceA, instanceB]) {
-      const got = await adminCall(gateway, 'GET', `/keys/${issued.id}`);
-      expect(got.body).toMatchObject({ id: issued.id, owner: 'alice', status: 'active' });
-      for (const stream of [false, true]) expect(await complete(gateway, issued.key, stream)).toBe(expectedText);
-    }
-    const unknown = await rawChat(instanceB, `${issued.key.slice(0, -8)}AAAAAAAA`);
-    expect(unknown.status).toBe(401);
-    await waitFor(
-      'four ledger rows for the key, readable through either instance',
-      async () => {
-        const report = await adminCall(instanceB, 'GET', `/usage?key_id=${issued.id}&group_by=key`);
-        return (report.body.data as { requests: number }[])[0]?.requests === 4;
-      },
-      10_000,
-    );
-  });
-
-  it(`admits at most rpm_limit (${rpmLimit}) per minute through both instances, not twice it`, async () => {
-    const issued = await createVirtualKey(instanceA, { name: 'deno-leased', rpm_limit: rpmLimit });
-    const { admitted, refused } = await burst([instanceA, instanceB], issued.key);
-    console.log(
-      `Deno leased: ${admitted} admitted, ${refused} refused (limit ${rpmLimit}, bound -${leasedUnderAdmission})`,
-    );
-    expect(admitted).toBeLessThanOrEqual(rpmLimit);
-    expect(admitted).toBeGreaterThanOrEqual(rpmLimit - leasedUnderAdmission);
-    const refusal = await rawChat(instanceB, issued.key);
-    expect(refusal.status).toBe(429);
-    expect(refusal.headers.get('x-ratelimit-limit-requests')).toBe(String(rpmLimit));
-  });
-
-  it(`stops a key revoked through instance A on instance B within ${keyPropagationBoundMs} ms (its key cache lifetime)`, async () => {
-    const issued = await createVirtualKey(instanceA, { name: 'deno-revoke' });
-    // Both instances hold the key in their in-process cache.
-    for (const gateway of [instanceA, instanceB]) expect((await rawChat(gateway, issued.key)).status).toBe(200);
-    const revoked = await adminCall(instanceA, 'POST', `/keys/${issued.id}/revoke`);
-    const revokedAt = performance.now();
-    expect(revoked.body).toMatchObject({ status: 'revoked' });
-    // The instance that revoked refuses at once (its own invalidation).
-    const onA = await rawChat(instanceA, issued.key);
-    expect(onA.status).toBe(401);
-    expect(onA.body.error).toMatchObject({ code: 'api_key_revoked' });
-    let refusedAfterMs: number | undefined;
-    while (refusedAfterMs === undefined) {
-      const sentAt = performance.now();
-      const answer = await rawChat(instanceB, issued.key);
-      if (answer.status === 401) {
-        expect(answer.body.error).toMatchObject({ code: 'api_key_revoked' });
-        refusedAfterMs = sentAt - revokedAt;
-      } else {
-        expect(answer.status).toBe(200);
-        if (sentAt - revokedAt > keyPropagationBoundMs + 5_000) throw new Error('still accepted 10 s after revocation');
-        await sleep(20);
-      }
-    }
-    console.log(`Deno revocation reached instance B after ${Math.max(0, refusedAfterMs).toFixed(0)} ms`);
-    // The bound, plus one Upstash read and this loop's polling interval.
-    expect(refusedAfterMs).toBeLessThanOrEqual(keyPropagationBoundMs + 500);
-    for (let index = 0; index < 5; index++) expect((await rawChat(instanceB, issued.key)).status).toBe(401);
-  });
-
-  it('refuses a key over its budget on both instances (spend shared through Upstash)', async () => {
-    // $0.95 with requests of $0.10: the 10th request crosses it. Instances that never shared their spend would admit
-    // 10 each, the last ~2.5 s after the crossing.
-    const budgetUsd = 0.95;
-    const needed = Math.ceil(budgetUsd / pricedRequestCostUsd);
-    const issued = await createVirtualKey(instanceA, {
-      name: 'deno-budget',
-      budget: { amount_usd: budgetUsd, period: 'total' },
+    beforeAll(async () => {
+      [instanceA, instanceB] = await Promise.all([
+        startDenoAccountingGateway(services.options()),
+        startDenoAccountingGateway({ ...services.options(), runtime: 'bun' }),
+      ]);
     });
-    const body = { ...chatBody, model: 'gpt-priced' };
-    // Paced requests alternating instances until the first refusal.
-    const successes: number[] = [];
-    let firstRefusal: { status: number; body: Record<string, unknown> } | undefined;
-    for (let index = 0; index < 40 && firstRefusal === undefined; index++) {
-      const answer = await rawChat(index % 2 === 0 ? instanceA : instanceB, issued.key, body);
-      if (answer.status === 200) successes.push(performance.now());
-      else firstRefusal = answer;
-      await sleep(250);
-    }
-    expect(firstRefusal?.status).toBe(429);
-    expect(firstRefusal?.body.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded' });
-    expect(successes.length).toBeGreaterThanOrEqual(needed);
-    const crossedAt = successes[needed - 1] as number;
-    console.log(
-      `Deno budget: ${successes.length} admitted on a $${budgetUsd} budget of $${pricedRequestCostUsd} requests`,
-    );
-    // The stated overshoot: what another process spends within one push and one refresh (~1.25 s; 2 s allowed).
-    expect(successes.filter((at) => at > crossedAt + 2_000)).toEqual([]);
-    await sleep(1_500);
-    for (const gateway of [instanceA, instanceB]) {
-      const refusal = await openaiClient(gateway, issued.key)
-        .chat.completions.create(body)
-        .catch((error: unknown) => error);
-      expect(refusal).toBeInstanceOf(RateLimitError);
-      expect(refusal).toMatchObject({ status: 429, code: 'budget_exceeded' });
-    }
-  });
-});
+
+    afterAll(async () => {
+      await Promise.all([instanceA?.stop(), instanceB?.stop()]);
+    });
+
+    it('creates a key through the admin API of one instance; it works on both, and the ledger has its rows', async () => {
+      const issued = await createVirtualKey(instanceA, { name: 'deno-basic', owner: 'alice' });
+      expect(issued.key).toMatch(/^sk-torii-/);
+      for (const gateway of [instanceA, instanceB]) {
+        const got = await adminCall(gateway, 'GET', `/keys/${issued.id}`);
+        expect(got.body).toMatchObject({ id: issued.id, owner: 'alice', status: 'active' });
+        for (const stream of [false, true]) expect(await complete(gateway, issued.key, stream)).toBe(expectedText);
+      }
+      const unknown = await rawChat(instanceB, `${issued.key.slice(0, -8)}AAAAAAAA`);
+      expect(unknown.status).toBe(401);
+      await waitFor(
+        'four ledger rows for the key, readable through either instance',
+        async () => {
+          const report = await adminCall(instanceB, 'GET', `/usage?key_id=${issued.id}&group_by=key`);
+          return (report.body.data as { requests: number }[])[0]?.requests === 4;
+        },
+        10_000,
+      );
+    });
+
+    it(`admits at most rpm_limit (${rpmLimit}) per minute through both instances, not twice it`, async () => {
+      const issued = await createVirtualKey(instanceA, { name: 'deno-leased', rpm_limit: rpmLimit });
+      const { admitted, refused } = await burst([instanceA, instanceB], issued.key);
+      console.log(
+        `Deno leased: ${admitted} admitted, ${refused} refused (limit ${rpmLimit}, bound -${leasedUnderAdmission})`,
+      );
+      expect(admitted).toBeLessThanOrEqual(rpmLimit);
+      expect(admitted).toBeGreaterThanOrEqual(rpmLimit - leasedUnderAdmission);
+      const refusal = await rawChat(instanceB, issued.key);
+      expect(refusal.status).toBe(429);
+      expect(refusal.headers.get('x-ratelimit-limit-requests')).toBe(String(rpmLimit));
+    });
+
+    it(`stops a key revoked through instance A on instance B within ${keyPropagationBoundMs} ms (its key cache lifetime)`, async () => {
+      const issued = await createVirtualKey(instanceA, { name: 'deno-revoke' });
+      // Both instances hold the key in their in-process cache.
+      for (const gateway of [instanceA, instanceB]) expect((await rawChat(gateway, issued.key)).status).toBe(200);
+      const revoked = await adminCall(instanceA, 'POST', `/keys/${issued.id}/revoke`);
+      const revokedAt = performance.now();
+      expect(revoked.body).toMatchObject({ status: 'revoked' });
+      // The instance that revoked refuses at once (its own invalidation).
+      const onA = await rawChat(instanceA, issued.key);
+      expect(onA.status).toBe(401);
+      expect(onA.body.error).toMatchObject({ code: 'api_key_revoked' });
+      let refusedAfterMs: number | undefined;
+      while (refusedAfterMs === undefined) {
+        const sentAt = performance.now();
+        const answer = await rawChat(instanceB, issued.key);
+        if (answer.status === 401) {
+          expect(answer.body.error).toMatchObject({ code: 'api_key_revoked' });
+          refusedAfterMs = sentAt - revokedAt;
+        } else {
+          expect(answer.status).toBe(200);
+          if (sentAt - revokedAt > keyPropagationBoundMs + 5_000)
+            throw new Error('still accepted 10 s after revocation');
+          await sleep(20);
+        }
+      }
+      console.log(`Deno revocation reached instance B after ${Math.max(0, refusedAfterMs).toFixed(0)} ms`);
+      // The bound, plus one Upstash read and this loop's polling interval.
+      expect(refusedAfterMs).toBeLessThanOrEqual(keyPropagationBoundMs + 500);
+      for (let index = 0; index < 5; index++) expect((await rawChat(instanceB, issued.key)).status).toBe(401);
+    });
+
+    it('refuses a key over its budget on both instances (spend shared through Upstash)', async () => {
+      // $0.95 with requests of $0.10: the 10th request crosses it. Instances that never shared their spend would admit
+      // 10 each, the last ~2.5 s after the crossing.
+      const budgetUsd = 0.95;
+      const needed = Math.ceil(budgetUsd / pricedRequestCostUsd);
+      const issued = await createVirtualKey(instanceA, {
+        name: 'deno-budget',
+        budget: { amount_usd: budgetUsd, period: 'total' },
+      });
+      const body = { ...chatBody, model: 'gpt-priced' };
+      // Paced requests alternating instances until the first refusal.
+      const successes: number[] = [];
+      let firstRefusal: { status: number; body: Record<string, unknown> } | undefined;
+      for (let index = 0; index < 40 && firstRefusal === undefined; index++) {
+        const answer = await rawChat(index % 2 === 0 ? instanceA : instanceB, issued.key, body);
+        if (answer.status === 200) successes.push(performance.now());
+        else firstRefusal = answer;
+        await sleep(250);
+      }
+      expect(firstRefusal?.status).toBe(429);
+      expect(firstRefusal?.body.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded' });
+      expect(successes.length).toBeGreaterThanOrEqual(needed);
+      const crossedAt = successes[needed - 1] as number;
+      console.log(
+        `Deno budget: ${successes.length} admitted on a $${budgetUsd} budget of $${pricedRequestCostUsd} requests`,
+      );
+      // The stated overshoot: what another process spends within one push and one refresh (~1.25 s; 2 s allowed).
+      expect(successes.filter((at) => at > crossedAt + 2_000)).toEqual([]);
+      await sleep(1_500);
+      for (const gateway of [instanceA, instanceB]) {
+        const refusal = await openaiClient(gateway, issued.key)
+          .chat.completions.create(body)
+          .catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(RateLimitError);
+        expect(refusal).toMatchObject({ status: 429, code: 'budget_exceeded' });
+      }
+    });
+  },
+);
 
 describe('strict rate limits on two Deno instances (Upstash)', { timeout: 90_000 }, () => {
   const services = deployment();
