@@ -2,17 +2,12 @@ import type { Worker } from 'node:cluster';
 import type { Redis } from 'ioredis';
 import { parseSharedCircuitChange, type CircuitBus, type SharedCircuitChange } from '../../src/routing/circuit-bus.ts';
 import type { GatewayLogger } from '../../src/services.ts';
+import type { ClusterWorkerMessage, ClusterWorkerMessages } from './cluster-methods.ts';
 import { broadcastToWorkers, type ClusterRpcClient } from './cluster-rpc.ts';
 import { createRedisPubSubChannel, type RedisPubSubChannel } from './redis-pubsub-channel.ts';
 
 /** The channel circuit changes travel on: Redis pub/sub, and the cluster primary's broadcasts to its workers. */
 export const circuitChannel = 'torii:circuits';
-
-/** What a worker sends its primary to have a circuit change relayed to every worker. */
-interface CircuitRelayMessage {
-  type: 'torii:circuit-relay';
-  change: SharedCircuitChange;
-}
 
 function parseCircuitText(text: string): SharedCircuitChange | undefined {
   try {
@@ -65,11 +60,6 @@ export function createRedisCircuitBus(options: {
   };
 }
 
-/** What a starting worker sends its primary to hear the openings still running (see {@link createCircuitRelay}). */
-interface CircuitReplayRequest {
-  type: 'torii:circuit-replay';
-}
-
 /** The broadcast that ends a replay: every opening still running was sent to the worker before it. */
 const circuitReplayedChannel = 'torii:circuits-replayed';
 
@@ -85,7 +75,12 @@ export function createClusterCircuitBus(rpc: ClusterRpcClient): CircuitBus {
   return {
     publish(change) {
       if (process.send === undefined || !process.connected) return;
-      process.send({ type: 'torii:circuit-relay', change } satisfies CircuitRelayMessage, undefined, {}, () => {});
+      process.send(
+        { type: 'torii:circuit-relay', change } satisfies ClusterWorkerMessage<'torii:circuit-relay'>,
+        undefined,
+        {},
+        () => {},
+      );
     },
     subscribe: (listener) =>
       rpc.onBroadcast(circuitChannel, (payload) => {
@@ -99,7 +94,12 @@ export function createClusterCircuitBus(rpc: ClusterRpcClient): CircuitBus {
           stop();
           resolve();
         });
-        process.send({ type: 'torii:circuit-replay' } satisfies CircuitReplayRequest, undefined, {}, () => {});
+        process.send(
+          { type: 'torii:circuit-replay' } satisfies ClusterWorkerMessage<'torii:circuit-replay'>,
+          undefined,
+          {},
+          () => {},
+        );
       }),
   };
 }
@@ -139,10 +139,11 @@ export function createCircuitRelay(workers: () => Iterable<Worker>, now: () => n
   return {
     attach(worker) {
       worker.on('message', (message: unknown) => {
-        const typed = message as Partial<CircuitRelayMessage> | Partial<CircuitReplayRequest> | null;
+        // Unchecked until here: the type decides, and the change is parsed (a malformed one is dropped).
+        const typed = message as { type?: keyof ClusterWorkerMessages; change?: unknown } | null;
         if (typed?.type === 'torii:circuit-replay') return replay(worker);
         if (typed?.type !== 'torii:circuit-relay') return;
-        const change = parseSharedCircuitChange((typed as Partial<CircuitRelayMessage>).change);
+        const change = parseSharedCircuitChange(typed.change);
         if (change === undefined) return;
         remember(change);
         broadcastToWorkers(workers(), circuitChannel, change);

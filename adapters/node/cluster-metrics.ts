@@ -1,31 +1,17 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import type {
+  ClusterPrimaryMessage,
+  ClusterPrimaryMessages,
+  ClusterWorkerMessage,
+  MetricJson,
+} from './cluster-methods.ts';
 
-/** One metric as `registry.getMetricsAsJSON()` gives it (the shape `AggregatorRegistry.aggregate` sums). */
-type MetricJson = object;
-
-interface MetricsRequestMessage {
-  type: 'torii:metrics-request';
-  id: number;
-}
-
-interface MetricsResponseMessage {
-  type: 'torii:metrics-response';
-  id: number;
-  contentType: string;
-  body: string;
-}
-
-interface MetricsCollectMessage {
-  type: 'torii:metrics-collect';
-  id: number;
-}
-
-interface MetricsCollectedMessage {
-  type: 'torii:metrics-collected';
-  id: number;
-  metrics: MetricJson[];
-}
+/*
+ * The metrics messages are declared with the others of the IPC channel in cluster-methods.ts. They are not an RPC
+ * method: the collection round goes from the primary to its workers (the RPC only the other way), and every primary,
+ * the one without a database included, serves them, with timeouts of their own (3 s a round, 10 s a request).
+ */
 
 /** The primary's side of cluster metrics. */
 export interface ClusterMetricsCollector {
@@ -76,7 +62,7 @@ export function createClusterMetricsCollector(
       }
       for (const worker of workers) {
         try {
-          worker.send({ type: 'torii:metrics-collect', id } satisfies MetricsCollectMessage);
+          worker.send({ type: 'torii:metrics-collect', id } satisfies ClusterPrimaryMessage<'torii:metrics-collect'>);
         } catch {
           // The worker is going away; it counts as not answering.
         }
@@ -106,7 +92,12 @@ export function createClusterMetricsCollector(
         collect()
           .then(
             ({ contentType, body }) =>
-              ({ type: 'torii:metrics-response', id: requestId, contentType, body }) satisfies MetricsResponseMessage,
+              ({
+                type: 'torii:metrics-response',
+                id: requestId,
+                contentType,
+                body,
+              }) satisfies ClusterPrimaryMessage<'torii:metrics-response'>,
           )
           .catch(
             (error: unknown) =>
@@ -115,7 +106,7 @@ export function createClusterMetricsCollector(
                 id: requestId,
                 contentType: 'text/plain',
                 body: `# aggregation failed: ${String(error)}\n`,
-              }) satisfies MetricsResponseMessage,
+              }) satisfies ClusterPrimaryMessage<'torii:metrics-response'>,
           )
           .then((response) => {
             if (worker.isConnected()) worker.send(response);
@@ -134,19 +125,26 @@ export function createWorkerMetricsExposition(
   registry: Registry,
 ): () => Promise<{ contentType: string; body: string }> {
   let nextId = 0;
-  const pending = new Map<number, (response: MetricsResponseMessage) => void>();
+  const pending = new Map<number, (response: ClusterPrimaryMessages['torii:metrics-response']) => void>();
   process.on('message', (message: unknown) => {
-    const typed = message as (Partial<MetricsResponseMessage> & Partial<MetricsCollectMessage>) | null;
+    const typed = message as
+      | Partial<ClusterPrimaryMessage<'torii:metrics-response'>>
+      | Partial<ClusterPrimaryMessage<'torii:metrics-collect'>>
+      | null;
     if (typed?.type === 'torii:metrics-collect' && typeof typed.id === 'number') {
       const id = typed.id;
       void registry.getMetricsAsJSON().then((metrics) => {
         if (process.send !== undefined && process.connected)
-          process.send({ type: 'torii:metrics-collected', id, metrics } satisfies MetricsCollectedMessage);
+          process.send({
+            type: 'torii:metrics-collected',
+            id,
+            metrics,
+          } satisfies ClusterWorkerMessage<'torii:metrics-collected'>);
       });
       return;
     }
     if (typed?.type !== 'torii:metrics-response' || typeof typed.id !== 'number') return;
-    pending.get(typed.id)?.(typed as MetricsResponseMessage);
+    pending.get(typed.id)?.(typed as ClusterPrimaryMessages['torii:metrics-response']);
     pending.delete(typed.id);
   });
   return () =>
@@ -160,6 +158,6 @@ export function createWorkerMetricsExposition(
         clearTimeout(timer);
         resolve({ contentType: response.contentType, body: response.body });
       });
-      process.send?.({ type: 'torii:metrics-request', id } satisfies MetricsRequestMessage);
+      process.send?.({ type: 'torii:metrics-request', id } satisfies ClusterWorkerMessage<'torii:metrics-request'>);
     });
 }

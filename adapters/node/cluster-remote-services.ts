@@ -1,36 +1,33 @@
 import type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
-import type { KeyStore, VirtualKeyPage } from '../../src/auth/key-store.ts';
+import type { KeyStore } from '../../src/auth/key-store.ts';
 import { createKeyStoreLookupBatcher, type KeyStoreLookupLimits } from '../../src/auth/key-store-lookup-batcher.ts';
-import type { VirtualKeyRecord } from '../../src/auth/virtual-key-record.ts';
 import type { KeyValueCache } from '../../src/cache/key-value-cache.ts';
-import { GatewayError, isGatewayError, type GatewayErrorInit } from '../../src/errors.ts';
-import type { LimitLease, LimitStore } from '../../src/limits/limit-store.ts';
-import type { ResponseStore, StoredResponse } from '../../src/responses/response-store.ts';
+import { GatewayError, isGatewayError } from '../../src/errors.ts';
+import type { LimitStore } from '../../src/limits/limit-store.ts';
+import type { ResponseStore } from '../../src/responses/response-store.ts';
 import type { UsageEvent, UsageSink } from '../../src/usage/usage-event.ts';
-import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
+import type { UsageQuery } from '../../src/usage/usage-query.ts';
+import type { KeyStoreRefusal } from './cluster-methods.ts';
+import type { ClusterRpcClient, ServedClusterRpcHandlers } from './cluster-rpc.ts';
 
 /**
  * In cluster mode the primary owns the database (PGlite allows one process per directory, and one pool per host
  * keeps Postgres connections at a handful instead of workers x pool size) and, when no Redis is configured, the
  * shared state: the key cache, the rate-limit counters and the invalidation relay. Workers reach them through
  * these seam implementations over the cluster IPC channel; the primary serves them with {@link primaryHandlers}.
+ * The methods, their arguments and results are declared once, in cluster-methods.ts.
  */
 
 const orUndefined = <Value>(value: Value | null): Value | undefined => (value === null ? undefined : value);
 
-/**
- * A {@link GatewayError} the primary's key store threw (a 400 for a cursor it did not make, say), as it crosses the
- * IPC channel: the RPC carries only an error's message, which would turn the client's 400 into a 500.
- */
-interface KeyStoreRefusal {
-  keyStoreRefusal: GatewayErrorInit;
-}
+/** What a seam's `undefined` travels as (JSON has no undefined; the RPC would answer null for it anyway). */
+const orNull = <Value>(value: Value | undefined): Value | null => (value === undefined ? null : value);
 
 const isKeyStoreRefusal = (value: unknown): value is KeyStoreRefusal =>
   typeof value === 'object' && value !== null && 'keyStoreRefusal' in value;
 
 /** Answers a key-store call, passing a {@link GatewayError} on as a value the worker throws again. */
-async function refusalsAsValues(call: () => Promise<unknown>): Promise<unknown> {
+async function refusalsAsValues<Value>(call: () => Promise<Value>): Promise<Value | KeyStoreRefusal> {
   try {
     return await call();
   } catch (error) {
@@ -38,28 +35,27 @@ async function refusalsAsValues(call: () => Promise<unknown>): Promise<unknown> 
     const { status, type, code, param, message, retryable, headers } = error;
     return {
       keyStoreRefusal: { status, type, code, param, message, retryable, ...(headers === undefined ? {} : { headers }) },
-    } satisfies KeyStoreRefusal;
+    };
   }
+}
+
+/** The key store's answer, or its refusal thrown again as the {@link GatewayError} it was in the primary. */
+function unlessRefused<Value>(value: Value | KeyStoreRefusal): Value {
+  if (isKeyStoreRefusal(value)) throw new GatewayError(value.keyStoreRefusal);
+  return value;
 }
 
 /** KeyStore whose calls the primary answers. */
 export function createRemoteKeyStore(rpc: ClusterRpcClient): KeyStore {
-  const answer = async <Result>(method: string, args: unknown[]): Promise<Result> => {
-    const value = await rpc.call<Result | KeyStoreRefusal>(`keys.${method}`, args);
-    if (isKeyStoreRefusal(value)) throw new GatewayError(value.keyStoreRefusal);
-    return value;
-  };
-  const record = async (method: string, args: unknown[]) =>
-    orUndefined(await answer<VirtualKeyRecord | null>(method, args));
   return {
-    findByHash: (hash) => record('findByHash', [hash]),
-    findManyByHash: (hashes) => answer<VirtualKeyRecord[]>('findManyByHash', [hashes]),
-    findById: (id) => record('findById', [id]),
-    create: async (key) => (await record('create', [key]))!,
-    update: (id, changes) => record('update', [id, changes]),
-    revoke: (id) => record('revoke', [id]),
-    rotate: (id, replacement) => record('rotate', [id, replacement]),
-    list: (options) => answer<VirtualKeyPage>('list', [options]),
+    findByHash: async (hash) => orUndefined(await rpc.call('keys.findByHash', [hash])),
+    findManyByHash: (hashes) => rpc.call('keys.findManyByHash', [hashes]),
+    findById: async (id) => orUndefined(unlessRefused(await rpc.call('keys.findById', [id]))),
+    create: async (key) => unlessRefused(await rpc.call('keys.create', [key])),
+    update: async (id, changes) => orUndefined(unlessRefused(await rpc.call('keys.update', [id, changes]))),
+    revoke: async (id) => orUndefined(unlessRefused(await rpc.call('keys.revoke', [id]))),
+    rotate: async (id, replacement) => orUndefined(unlessRefused(await rpc.call('keys.rotate', [id, replacement]))),
+    list: async (options) => unlessRefused(await rpc.call('keys.list', [options])),
   };
 }
 
@@ -68,12 +64,20 @@ export function createRemoteUsageSink(rpc: ClusterRpcClient): UsageSink {
   return { write: async (events) => void (await rpc.call('usage.accept', [events])) };
 }
 
+/** The primary's usage ledger, for the admin API's reports and the budget reconciliation. */
+export function createRemoteUsageQuery(rpc: ClusterRpcClient): UsageQuery {
+  return {
+    summarize: (options) => rpc.call('usage.summarize', [options]),
+    spendByKey: async (keyIds, since) => new Map(Object.entries(await rpc.call('usage.spendByKey', [keyIds, since]))),
+  };
+}
+
 /** The primary's shared cache (used when there is no Redis). */
 export function createRemoteKeyValueCache(rpc: ClusterRpcClient): KeyValueCache {
   return {
-    get: async (key) => orUndefined(await rpc.call<string | null>('cache.get', [key])),
+    get: async (key) => orUndefined(await rpc.call('cache.get', [key])),
     set: async (key, value, options) => void (await rpc.call('cache.set', [key, value, options])),
-    setIfAbsent: (key, value, options) => rpc.call<boolean>('cache.setIfAbsent', [key, value, options]),
+    setIfAbsent: (key, value, options) => rpc.call('cache.setIfAbsent', [key, value, options]),
     delete: async (key) => void (await rpc.call('cache.delete', [key])),
   };
 }
@@ -81,7 +85,7 @@ export function createRemoteKeyValueCache(rpc: ClusterRpcClient): KeyValueCache 
 /** The primary's rate-limit counters (used when there is no Redis): workers lease slices from them. */
 export function createRemoteLimitStore(rpc: ClusterRpcClient): LimitStore {
   return {
-    lease: (request) => rpc.call<LimitLease>('limits.lease', [request]),
+    lease: (request) => rpc.call('limits.lease', [request]),
     release: async (request) => void (await rpc.call('limits.release', [request])),
     add: async (request) => void (await rpc.call('limits.add', [request])),
   };
@@ -94,11 +98,10 @@ export function createRemoteLimitStore(rpc: ClusterRpcClient): LimitStore {
 export function createRemoteResponseStore(rpc: ClusterRpcClient): ResponseStore {
   return {
     put: async (response) => void (await rpc.call('responses.put', [response])),
-    get: async (id) => orUndefined(await rpc.call<StoredResponse | null>('responses.get', [id])),
+    get: async (id) => orUndefined(await rpc.call('responses.get', [id])),
     // JSON has no Infinity (it would arrive as null, an empty chain): the longest chain it means is finite.
-    chain: (id, maxLength) =>
-      rpc.call<StoredResponse[]>('responses.chain', [id, Math.min(maxLength, Number.MAX_SAFE_INTEGER)]),
-    delete: (id) => rpc.call<boolean>('responses.delete', [id]),
+    chain: (id, maxLength) => rpc.call('responses.chain', [id, Math.min(maxLength, Number.MAX_SAFE_INTEGER)]),
+    delete: (id) => rpc.call('responses.delete', [id]),
   };
 }
 
@@ -108,7 +111,7 @@ const invalidationChannel = 'keys.invalidation';
 export function createClusterInvalidationBus(rpc: ClusterRpcClient): KeyInvalidationBus {
   return {
     publish: async (invalidation) => void (await rpc.call('keys.publishInvalidation', [invalidation])),
-    subscribe: (listener) => rpc.onBroadcast(invalidationChannel, (payload) => listener(payload as KeyInvalidation)),
+    subscribe: (listener) => rpc.onBroadcast(invalidationChannel, listener),
   };
 }
 
@@ -124,53 +127,55 @@ export interface PrimaryServices {
   keyLookup?: Pick<KeyStoreLookupLimits, 'maxConcurrent' | 'maxBatchSize'>;
   /** Accepts a worker's usage batch into the primary's queue (synchronous enqueue). */
   acceptUsage: (events: readonly UsageEvent[]) => void;
+  /** The usage ledger's reports (the admin API's usage routes, the budget reconciliation). */
+  usageQuery: UsageQuery;
+  /** The shared cache, served when there is no Redis. */
   cache?: KeyValueCache;
+  /** The rate-limit counters, served when there is no Redis. */
   limitStore?: LimitStore;
   /** The Responses API's stored responses (the Drizzle store over the primary's database). */
   responseStore?: ResponseStore;
   /** Sends an invalidation to every worker. */
   broadcastInvalidation?: (invalidation: KeyInvalidation) => void;
-  /** Further handlers (e.g. usage queries). */
-  extra?: ClusterRpcHandlers;
 }
 
-/** The RPC handlers the primary serves for {@link PrimaryServices}. */
-export function primaryHandlers(services: PrimaryServices): ClusterRpcHandlers {
-  const { keyStore, cache, limitStore, responseStore } = services;
+/**
+ * The RPC handlers the primary serves for {@link PrimaryServices}: every method of cluster-methods.ts, those of
+ * `cache.*`, `limits.*` and `responses.*` only when `services` has what they need.
+ */
+export function primaryHandlers(services: PrimaryServices): ServedClusterRpcHandlers {
+  const { keyStore, usageQuery, cache, limitStore, responseStore } = services;
   const lookups = createKeyStoreLookupBatcher(keyStore, { ...services.keyLookup, maxQueued: Number.POSITIVE_INFINITY });
-  const handlers: ClusterRpcHandlers = {
-    'keys.findByHash': async (hash: string) => (await lookups.findMany([hash]))[0],
-    'keys.findManyByHash': (hashes: string[]) => lookups.findMany(hashes),
-    'keys.findById': (id: string) => refusalsAsValues(() => keyStore.findById(id)),
-    'keys.create': (key: Parameters<KeyStore['create']>[0]) => refusalsAsValues(() => keyStore.create(key)),
-    'keys.update': (id: string, changes: Parameters<KeyStore['update']>[1]) =>
-      refusalsAsValues(() => keyStore.update(id, changes)),
-    'keys.revoke': (id: string) => refusalsAsValues(() => keyStore.revoke(id)),
-    'keys.rotate': (id: string, replacement: Parameters<KeyStore['rotate']>[1]) =>
-      refusalsAsValues(() => keyStore.rotate(id, replacement)),
-    'keys.list': (options: Parameters<KeyStore['list']>[0]) => refusalsAsValues(() => keyStore.list(options)),
-    'keys.publishInvalidation': (invalidation: KeyInvalidation) => services.broadcastInvalidation?.(invalidation),
-    'usage.accept': (events: UsageEvent[]) => services.acceptUsage(events),
-    ...services.extra,
+  const handlers: ServedClusterRpcHandlers = {
+    'keys.findByHash': async (hash) => orNull((await lookups.findMany([hash]))[0]),
+    'keys.findManyByHash': (hashes) => lookups.findMany(hashes),
+    'keys.findById': (id) => refusalsAsValues(async () => orNull(await keyStore.findById(id))),
+    'keys.create': (key) => refusalsAsValues(() => keyStore.create(key)),
+    'keys.update': (id, changes) => refusalsAsValues(async () => orNull(await keyStore.update(id, changes))),
+    'keys.revoke': (id) => refusalsAsValues(async () => orNull(await keyStore.revoke(id))),
+    'keys.rotate': (id, replacement) => refusalsAsValues(async () => orNull(await keyStore.rotate(id, replacement))),
+    'keys.list': (options) => refusalsAsValues(() => keyStore.list(options)),
+    'keys.publishInvalidation': (invalidation) => services.broadcastInvalidation?.(invalidation),
+    'usage.accept': (events) => services.acceptUsage(events),
+    'usage.summarize': (options) => usageQuery.summarize(options),
+    'usage.spendByKey': async (keyIds, since) => Object.fromEntries(await usageQuery.spendByKey(keyIds, since)),
   };
   if (cache !== undefined) {
-    handlers['cache.get'] = (key: string) => cache.get(key);
-    handlers['cache.set'] = (key: string, value: string, options: { ttlSeconds: number }) =>
-      cache.set(key, value, options);
-    handlers['cache.setIfAbsent'] = (key: string, value: string, options: { ttlSeconds: number }) =>
-      cache.setIfAbsent(key, value, options);
-    handlers['cache.delete'] = (key: string) => cache.delete(key);
+    handlers['cache.get'] = async (key) => orNull(await cache.get(key));
+    handlers['cache.set'] = (key, value, options) => cache.set(key, value, options);
+    handlers['cache.setIfAbsent'] = (key, value, options) => cache.setIfAbsent(key, value, options);
+    handlers['cache.delete'] = (key) => cache.delete(key);
   }
   if (limitStore !== undefined) {
-    handlers['limits.lease'] = (request: Parameters<LimitStore['lease']>[0]) => limitStore.lease(request);
-    handlers['limits.release'] = (request: Parameters<LimitStore['release']>[0]) => limitStore.release(request);
-    handlers['limits.add'] = (request: Parameters<LimitStore['add']>[0]) => limitStore.add(request);
+    handlers['limits.lease'] = (request) => limitStore.lease(request);
+    handlers['limits.release'] = (request) => limitStore.release(request);
+    handlers['limits.add'] = (request) => limitStore.add(request);
   }
   if (responseStore !== undefined) {
-    handlers['responses.put'] = (response: StoredResponse) => responseStore.put(response);
-    handlers['responses.get'] = (id: string) => responseStore.get(id);
-    handlers['responses.chain'] = (id: string, maxLength: number) => responseStore.chain(id, maxLength);
-    handlers['responses.delete'] = (id: string) => responseStore.delete(id);
+    handlers['responses.put'] = (response) => responseStore.put(response);
+    handlers['responses.get'] = async (id) => orNull(await responseStore.get(id));
+    handlers['responses.chain'] = (id, maxLength) => responseStore.chain(id, maxLength);
+    handlers['responses.delete'] = (id) => responseStore.delete(id);
   }
   return handlers;
 }

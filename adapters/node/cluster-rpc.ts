@@ -1,12 +1,21 @@
 import type { Worker } from 'node:cluster';
+import type {
+  ClusterBroadcastChannel,
+  ClusterBroadcasts,
+  ClusterMethod,
+  ClusterMethods,
+  OptionalClusterMethod,
+} from './cluster-methods.ts';
 
+/** A call as it crosses the channel; `method` and `args` are checked against {@link ClusterMethods} when sent. */
 interface RpcRequest {
   type: 'torii:rpc';
   id: number;
   method: string;
-  args: unknown[];
+  args: readonly unknown[];
 }
 
+/** The answer to the call of the same id: its value, or its error's message. */
 interface RpcResult {
   type: 'torii:rpc-result';
   id: number;
@@ -15,20 +24,58 @@ interface RpcResult {
   error?: string;
 }
 
-interface RpcBroadcast {
+/** A broadcast as it crosses the channel. */
+interface RpcBroadcast<Channel extends ClusterBroadcastChannel> {
   type: 'torii:broadcast';
-  channel: string;
-  payload: unknown;
+  channel: Channel;
+  payload: ClusterBroadcasts[Channel];
 }
 
-/** Methods the primary serves to its workers; each takes JSON-serialisable arguments. */
-export type ClusterRpcHandlers = Record<string, (...args: never[]) => Promise<unknown> | unknown>;
+/** What a worker receives for a call of `Method`. */
+export type ClusterMethodResult<Method extends ClusterMethod> = Awaited<ReturnType<ClusterMethods[Method]>>;
+
+/** The primary's handler of `Method`: its arguments, and its result or a promise of it. */
+export type ClusterMethodHandler<Method extends ClusterMethod> = (
+  ...args: Parameters<ClusterMethods[Method]>
+) => ClusterMethodResult<Method> | Promise<ClusterMethodResult<Method>>;
+
+/** A handler for every method of {@link ClusterMethods}: one missing, or of the wrong type, is a compile error. */
+export type ClusterRpcHandlers = { [Method in ClusterMethod]: ClusterMethodHandler<Method> };
+
+/**
+ * What one primary serves: every method, except that those of {@link OptionalClusterMethod} are there only when the
+ * primary holds what they need (the others missing is a compile error). A call of a method it does not serve is
+ * answered "unknown method".
+ */
+export type ServedClusterRpcHandlers = Omit<ClusterRpcHandlers, OptionalClusterMethod> &
+  Partial<Pick<ClusterRpcHandlers, OptionalClusterMethod>>;
 
 /** A worker's end of the RPC channel to the cluster primary. */
 export interface ClusterRpcClient {
-  call<Result>(method: string, args: unknown[]): Promise<Result>;
+  /** Calls a method the primary serves; rejects with the handler's error message, or when it does not answer. */
+  call<Method extends ClusterMethod>(
+    method: Method,
+    args: Parameters<ClusterMethods[Method]>,
+  ): Promise<ClusterMethodResult<Method>>;
   /** Listens to what the primary broadcasts on a channel; returns unsubscribe. */
-  onBroadcast(channel: string, listener: (payload: unknown) => void): () => void;
+  onBroadcast<Channel extends ClusterBroadcastChannel>(
+    channel: Channel,
+    listener: (payload: ClusterBroadcasts[Channel]) => void,
+  ): () => void;
+}
+
+/** A worker's end of the IPC channel to its primary: `process` in a cluster worker (a fake in tests). */
+export interface PrimaryChannel {
+  readonly connected: boolean;
+  send?(message: unknown, sendHandle: undefined, options: object, callback: (error: Error | null) => void): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+}
+
+/** The primary's handle on one worker: a cluster `Worker` (a fake in tests). */
+export interface WorkerChannel {
+  isConnected(): boolean;
+  send(message: unknown): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
 const callTimeoutMs = 30_000;
@@ -42,12 +89,14 @@ const callTimeoutMs = 30_000;
  * const rpc = createClusterRpcClient();
  * const record = await rpc.call('keys.findByHash', [hash]);
  */
-export function createClusterRpcClient(): ClusterRpcClient {
+export function createClusterRpcClient(primary: PrimaryChannel = process): ClusterRpcClient {
   let nextId = 1;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
-  process.on('message', (message: unknown) => {
-    const typed = message as (Partial<Omit<RpcResult, 'type'> & Omit<RpcBroadcast, 'type'>> & { type?: string }) | null;
+  primary.on('message', (message: unknown) => {
+    const typed = message as
+      | (Partial<Omit<RpcResult, 'type'> & Omit<RpcBroadcast<ClusterBroadcastChannel>, 'type'>> & { type?: string })
+      | null;
     if (typed?.type === 'torii:rpc-result' && typeof typed.id === 'number') {
       const waiting = pending.get(typed.id);
       if (waiting === undefined) return;
@@ -59,9 +108,12 @@ export function createClusterRpcClient(): ClusterRpcClient {
     }
   });
   return {
-    call<Result>(method: string, args: unknown[]): Promise<Result> {
-      return new Promise<Result>((resolve, reject) => {
-        if (process.send === undefined || !process.connected) {
+    call<Method extends ClusterMethod>(
+      method: Method,
+      args: Parameters<ClusterMethods[Method]>,
+    ): Promise<ClusterMethodResult<Method>> {
+      return new Promise<ClusterMethodResult<Method>>((resolve, reject) => {
+        if (primary.send === undefined || !primary.connected) {
           reject(new Error('not connected to a cluster primary'));
           return;
         }
@@ -72,16 +124,17 @@ export function createClusterRpcClient(): ClusterRpcClient {
         }, callTimeoutMs);
         timer.unref();
         pending.set(id, {
+          // The primary answers each method with its declared result (serveClusterRpc takes typed handlers).
           resolve: (value) => {
             clearTimeout(timer);
-            resolve(value as Result);
+            resolve(value as ClusterMethodResult<Method>);
           },
           reject: (error) => {
             clearTimeout(timer);
             reject(error);
           },
         });
-        process.send({ type: 'torii:rpc', id, method, args } satisfies RpcRequest, undefined, {}, (error) => {
+        primary.send({ type: 'torii:rpc', id, method, args } satisfies RpcRequest, undefined, {}, (error) => {
           if (error === null || error === undefined) return;
           pending.delete(id);
           clearTimeout(timer);
@@ -89,30 +142,42 @@ export function createClusterRpcClient(): ClusterRpcClient {
         });
       });
     },
-    onBroadcast(channel, listener) {
+    onBroadcast<Channel extends ClusterBroadcastChannel>(
+      channel: Channel,
+      listener: (payload: ClusterBroadcasts[Channel]) => void,
+    ): () => void {
       let set = listeners.get(channel);
       if (set === undefined) {
         set = new Set();
         listeners.set(channel, set);
       }
-      set.add(listener);
-      return () => set.delete(listener);
+      // The primary sends each channel its declared payload (broadcastToWorkers is typed by channel).
+      const deliver = (payload: unknown) => listener(payload as ClusterBroadcasts[Channel]);
+      set.add(deliver);
+      return () => set.delete(deliver);
     },
   };
 }
 
+/** The handler `handlers` has for a method named on the wire, or undefined (a name that is not its own key too). */
+function handlerFor(handlers: ServedClusterRpcHandlers, method: string): ((...args: unknown[]) => unknown) | undefined {
+  if (!Object.hasOwn(handlers, method)) return undefined;
+  return (handlers as Partial<Record<string, (...args: unknown[]) => unknown>>)[method];
+}
+
 /**
- * The primary side: answers one worker's calls with `handlers`. Errors are passed back as their message.
+ * The primary side: answers one worker's calls with `handlers`. Errors are passed back as their message; a method
+ * `handlers` does not serve is answered "unknown method <name>".
  *
  * @example
- * serveClusterRpc(worker, { 'keys.findByHash': (hash: string) => store.findByHash(hash) });
+ * serveClusterRpc(worker, primaryHandlers(services));
  */
-export function serveClusterRpc(worker: Worker, handlers: ClusterRpcHandlers): void {
+export function serveClusterRpc(worker: WorkerChannel, handlers: ServedClusterRpcHandlers): void {
   worker.on('message', (message: unknown) => {
     const request = message as Partial<RpcRequest> | null;
     if (request?.type !== 'torii:rpc' || typeof request.id !== 'number' || typeof request.method !== 'string') return;
     const id = request.id;
-    const handler = handlers[request.method];
+    const handler = handlerFor(handlers, request.method);
     const answer = (result: RpcResult): void => {
       if (worker.isConnected()) worker.send(result);
     };
@@ -121,7 +186,7 @@ export function serveClusterRpc(worker: Worker, handlers: ClusterRpcHandlers): v
       return;
     }
     Promise.resolve()
-      .then(() => (handler as (...args: unknown[]) => unknown)(...(request.args ?? [])))
+      .then(() => handler(...(request.args ?? [])))
       .then(
         (value) => answer({ type: 'torii:rpc-result', id, ok: true, value: value ?? null }),
         (error: unknown) =>
@@ -135,9 +200,14 @@ export function serveClusterRpc(worker: Worker, handlers: ClusterRpcHandlers): v
   });
 }
 
-/** Sends a message to every live worker of the cluster. */
-export function broadcastToWorkers(workers: Iterable<Worker>, channel: string, payload: unknown): void {
+/** Sends a broadcast to every live worker of the cluster. */
+export function broadcastToWorkers<Channel extends ClusterBroadcastChannel>(
+  workers: Iterable<Worker>,
+  channel: Channel,
+  payload: ClusterBroadcasts[Channel],
+): void {
   for (const worker of workers) {
-    if (worker.isConnected()) worker.send({ type: 'torii:broadcast', channel, payload } satisfies RpcBroadcast);
+    if (worker.isConnected())
+      worker.send({ type: 'torii:broadcast', channel, payload } satisfies RpcBroadcast<Channel>);
   }
 }

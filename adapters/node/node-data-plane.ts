@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { resolve } from 'node:path';
-import type { KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
+import type { KeyInvalidation, KeyInvalidationBus } from '../../src/auth/key-invalidation.ts';
 import type { KeyStore } from '../../src/auth/key-store.ts';
 import type { KeyStoreLookupLimits } from '../../src/auth/key-store-lookup-batcher.ts';
 import { createLocalKeyInvalidationBus } from '../../src/auth/local-key-invalidation-bus.ts';
@@ -19,13 +19,14 @@ import { readKeyLookupLimits } from '../shared/key-lookup-settings.ts';
 import { StartupError } from '../shared/startup-error.ts';
 import { startUsageLedgerMonitor, type UsageLedgerMonitor } from '../shared/usage-ledger-monitor.ts';
 import { readRateLimitMode } from '../shared/rate-limit-mode-setting.ts';
-import type { ClusterRpcClient, ClusterRpcHandlers } from './cluster-rpc.ts';
+import type { ClusterRpcClient, ServedClusterRpcHandlers } from './cluster-rpc.ts';
 import {
   createClusterInvalidationBus,
   createRemoteKeyStore,
   createRemoteKeyValueCache,
   createRemoteLimitStore,
   createRemoteResponseStore,
+  createRemoteUsageQuery,
   createRemoteUsageSink,
   primaryHandlers,
   usageLedgerChannel,
@@ -314,13 +315,13 @@ export async function openSingleProcessDataPlane(
 
 /** The primary's side of a cluster: what it owns and the RPC handlers it serves every worker. */
 export interface ClusterPrimaryDataPlane {
-  handlers: ClusterRpcHandlers;
+  handlers: ServedClusterRpcHandlers;
   /** The ledger's queue (its counters are exported as metrics). */
   usageQueue: UsageQueue;
   /** Whether usage can be persisted; workers are told when it changes (their `/health/ready` follows it). */
   ledger: UsageLedgerMonitor;
   /** Set by the primary once it can reach its workers: relays key invalidations when there is no Redis. */
-  setBroadcast(broadcast: (invalidation: unknown) => void): void;
+  setBroadcast(broadcast: (invalidation: KeyInvalidation) => void): void;
   close(options: { timeoutMs: number }): Promise<void>;
 }
 
@@ -339,7 +340,7 @@ export async function openClusterPrimaryDataPlane(
   const settings = readSettings(environment);
   const { owner, ledger } = await openLedgerOwner(settings, environment, logger);
   const withoutRedis = settings.redisUrl === undefined;
-  let broadcast: ((invalidation: unknown) => void) | undefined;
+  let broadcast: ((invalidation: KeyInvalidation) => void) | undefined;
   const handlers = primaryHandlers({
     keyStore: owner.keyStore,
     keyLookup: settings.keyLookup,
@@ -347,6 +348,7 @@ export async function openClusterPrimaryDataPlane(
     acceptUsage: (events: readonly UsageEvent[]) => {
       for (const event of events) owner.usageQueue.enqueue(event);
     },
+    usageQuery: owner.usageQuery,
     ...(withoutRedis
       ? {
           cache: createMemoryKeyValueCache({ maxEntries: 200_000 }),
@@ -354,11 +356,6 @@ export async function openClusterPrimaryDataPlane(
           broadcastInvalidation: (invalidation) => broadcast?.(invalidation),
         }
       : {}),
-    extra: {
-      'usage.summarize': (options: Parameters<UsageQuery['summarize']>[0]) => owner.usageQuery.summarize(options),
-      'usage.spendByKey': async (keyIds: string[], since: number) =>
-        Object.fromEntries(await owner.usageQuery.spendByKey(keyIds, since)),
-    },
   });
   return {
     handlers,
@@ -394,7 +391,8 @@ export async function openClusterWorkerDataPlane(
         });
   let canPersistUsage = true;
   rpc.onBroadcast(usageLedgerChannel, (payload) => {
-    canPersistUsage = (payload as { canPersist?: unknown } | null)?.canPersist !== false;
+    // Anything but `canPersist: false` reads as persisting (a malformed payload, none at all, included).
+    canPersistUsage = payload?.canPersist !== false;
   });
   // Batches go to the primary's queue, which writes, retries and spills them; a short delay keeps what a killed
   // worker can lose small (see the README: at most ~200 ms of its usage events).
@@ -405,11 +403,6 @@ export async function openClusterWorkerDataPlane(
   });
   // Logs only (readiness follows the primary's ledger): a primary that stops taking usage, and events lost here.
   const handOver = startUsageLedgerMonitor({ queue: usageQueue, logger, label: 'usage hand-over to the primary' });
-  const usageQuery: UsageQuery = {
-    summarize: (options) => rpc.call('usage.summarize', [options]),
-    spendByKey: async (keyIds, since) =>
-      new Map(Object.entries(await rpc.call<Record<string, number>>('usage.spendByKey', [keyIds, since]))),
-  };
   const tasks = closeTasks();
   return {
     canPersistUsage: () => canPersistUsage,
@@ -417,7 +410,7 @@ export async function openClusterWorkerDataPlane(
     onClose: tasks.add,
     keyStore: createRemoteKeyStore(rpc),
     keyLookup: settings.keyLookup,
-    usageQuery,
+    usageQuery: createRemoteUsageQuery(rpc),
     usageQueue,
     responseStore: createRemoteResponseStore(rpc),
     sharedCache: redis?.cache ?? createRemoteKeyValueCache(rpc),
