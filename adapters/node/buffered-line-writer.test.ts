@@ -32,6 +32,15 @@ describe('the buffered line writer', () => {
     expect(writes).toEqual({ stdout: ['{"a":1}\n{"a":2}\n'], stderr: ['{"b":1}\n{"b":2}\n'] });
   });
 
+  it('writes up to the bound it is given (a regular file takes larger writes)', () => {
+    const { writes, sinks } = recordingSinks();
+    const writer = createBufferedLineWriter(sinks, 50, { stdout: 65_536, stderr: 4096 });
+    const line = 'x'.repeat(999);
+    for (let index = 0; index < 100; index++) writer.write(line, 'info');
+    writer.flush();
+    expect(writes.stdout.map((text) => text.length)).toEqual([65_000, 35_000]);
+  });
+
   it('never writes more than 4 KiB at once unless one line is longer, and splits only between lines', async () => {
     const { writes, sinks } = recordingSinks();
     const writer = createBufferedLineWriter(sinks);

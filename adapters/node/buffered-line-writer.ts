@@ -7,8 +7,18 @@ export interface BufferedLineWriter {
   flush(): void;
 }
 
-/** The most bytes one write carries: a pipe's atomic write size, so lines of processes sharing it never interleave. */
-const maxWriteBytes = 4096;
+/**
+ * The most bytes one write carries to a pipe (or a terminal, a socket): its atomic write size, so lines of processes
+ * sharing it (cluster workers) never interleave.
+ */
+export const pipeWriteBytes = 4096;
+
+/**
+ * The most bytes one write carries to a regular file: a write to a file is not split between processes sharing its
+ * open file (Linux serialises them on the file position), so lines never interleave at any size; larger writes are
+ * fewer system calls.
+ */
+export const fileWriteBytes = 65_536;
 
 /** A stdio stream's part that the writer uses. */
 interface LineSink {
@@ -21,9 +31,9 @@ interface LineSink {
  * machinery) each (Node writes stdio to files and pipes synchronously, so every `console.log` is one); `warn`/`error`
  * go to `stderr` at the end of the event-loop turn, as soon as an operator wants them. Measured (lean chat at max
  * rps, one worker, access line at `info` against `warn`, interleaved pairs): a write per turn cost ~9% of throughput,
- * the 50 ms batch ~5%. A write never exceeds 4 KiB (a
- * pipe's atomic size): cluster workers share their primary's stdout, and a larger write could be split by another
- * worker's line. A line longer than that goes out alone. On process `exit` the rest is written; only a process
+ * the 50 ms batch ~5%. A write to a pipe never exceeds 4 KiB (its atomic size): cluster workers share their
+ * primary's stdout, and a larger write could be split by another worker's line; to a regular file (`> torii.log`)
+ * writes go up to 64 KiB (`maxWriteBytes`, see {@link fileWriteBytes}). A line longer than the bound goes out alone. On process `exit` the rest is written; only a process
  * killed with SIGKILL loses what it buffered in its last 50 ms.
  *
  * Why not pino: what it would bring here is this batching (sonic-boom) and a fast serialiser, and the access line is
@@ -37,6 +47,7 @@ interface LineSink {
 export function createBufferedLineWriter(
   sinks: { stdout: LineSink; stderr: LineSink } = { stdout: process.stdout, stderr: process.stderr },
   flushEveryMs = 50,
+  maxWriteBytes: { stdout: number; stderr: number } = { stdout: pipeWriteBytes, stderr: pipeWriteBytes },
 ): BufferedLineWriter {
   const buffers = { stdout: '', stderr: '' };
   const bytes = { stdout: 0, stderr: 0 };
@@ -62,7 +73,7 @@ export function createBufferedLineWriter(
     const name = level === 'warn' || level === 'error' ? 'stderr' : 'stdout';
     const text = `${line}\n`;
     const size = Buffer.byteLength(text);
-    if (bytes[name] + size > maxWriteBytes) flushOne(name);
+    if (bytes[name] + size > maxWriteBytes[name]) flushOne(name);
     buffers[name] += text;
     bytes[name] += size;
     if (name === 'stderr') {

@@ -1,7 +1,17 @@
 import { createAccessLog, type AccessLog } from '../../src/observability/access-log.ts';
 import { createJsonLogger, type LeveledLogger } from '../../src/observability/json-logger.ts';
 import { readLogLevel } from '../shared/log-level-setting.ts';
-import { createBufferedLineWriter } from './buffered-line-writer.ts';
+import { fstatSync } from 'node:fs';
+import { createBufferedLineWriter, fileWriteBytes, pipeWriteBytes } from './buffered-line-writer.ts';
+
+/** The write bound for a standard stream: larger to a regular file, a pipe's atomic size otherwise. */
+function writeBytesOf(descriptor: number): number {
+  try {
+    return fstatSync(descriptor).isFile() ? fileWriteBytes : pipeWriteBytes;
+  } catch {
+    return pipeWriteBytes;
+  }
+}
 
 /** A Node process's logging: the logger, the access log (undefined below `info`), and a flush for exit paths. */
 export interface NodeLogging {
@@ -20,7 +30,7 @@ export interface NodeLogging {
  */
 export function openNodeLogging(environment: Record<string, string | undefined>): NodeLogging {
   const level = readLogLevel(environment);
-  const writer = createBufferedLineWriter();
+  const writer = createBufferedLineWriter(undefined, undefined, { stdout: writeBytesOf(1), stderr: writeBytesOf(2) });
   process.on('exit', writer.flush);
   return {
     logger: createJsonLogger({ level, write: writer.write }),
