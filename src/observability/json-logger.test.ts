@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLineLevel } from './log-level.ts';
-import { createJsonLogger, jsonLogLine } from './json-logger.ts';
+import { createJsonLogger, isoTime, jsonLogLine } from './json-logger.ts';
 
 const fixedTime = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 
@@ -13,6 +13,17 @@ function recordingLogger(level?: 'debug' | 'info' | 'warn' | 'error' | 'silent')
   });
   return { logger, lines };
 }
+
+describe('isoTime', () => {
+  it('is what Date#toISOString writes, across milliseconds, seconds, days, years and odd times', () => {
+    const times: number[] = [];
+    for (let time = Date.UTC(2025, 11, 31, 23, 59, 58, 990); time < Date.UTC(2026, 0, 1, 0, 0, 1, 10); time += 7)
+      times.push(time, time, time + 1);
+    times.push(0, -1, -999, -1000, -1001, 1.5, 999.999, Date.UTC(10_000, 0, 1), Date.UTC(-1, 5, 1), 8.64e15, -8.64e15);
+    for (let index = 0; index < 1000; index++) times.push(Math.floor(Math.random() * 4e12));
+    for (const time of times) expect(isoTime(time)).toBe(new Date(time).toISOString());
+  });
+});
 
 describe('the JSON logger', () => {
   it('writes time, level and message first, then the fields', () => {

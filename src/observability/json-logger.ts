@@ -37,15 +37,28 @@ export interface JsonLoggerOptions {
 
 let cachedTime = Number.NaN;
 let cachedIsoTime = '';
+/** The first millisecond of the second {@link secondPrefix} spells (`2025-01-01T00:00:01.`), and that prefix. */
+let secondStart = Number.NaN;
+let secondPrefix = '';
 
 /**
- * `time` (epoch ms) as ISO-8601, remembering the last one: under load many lines share a millisecond, and formatting a
- * date costs about as much as the rest of an access line.
+ * `time` (epoch ms) as ISO-8601, remembering the last one and the last second's `YYYY-MM-DDTHH:MM:SS.`: under load many
+ * lines share a millisecond, nearly all share a second, and formatting a date costs about as much as the rest of an
+ * access line. Integral times within 0000-9999 take the fast path; any other goes through `Date` each time.
  */
 export function isoTime(time: number): string {
-  if (time !== cachedTime) {
-    cachedTime = time;
-    cachedIsoTime = new Date(time).toISOString();
+  if (time === cachedTime) return cachedIsoTime;
+  cachedTime = time;
+  const millisecond = time - secondStart;
+  if (millisecond >= 0 && millisecond < 1000 && Number.isInteger(millisecond)) {
+    cachedIsoTime = `${secondPrefix}${millisecond < 10 ? '00' : millisecond < 100 ? '0' : ''}${millisecond}Z`;
+    return cachedIsoTime;
+  }
+  cachedIsoTime = new Date(time).toISOString();
+  // A plain `YYYY-MM-DDTHH:MM:SS.mmmZ` (no extended year): remember its second.
+  if (cachedIsoTime.length === 24 && Number.isInteger(time)) {
+    secondStart = time - (time % 1000 + 1000) % 1000;
+    secondPrefix = cachedIsoTime.slice(0, 20);
   }
   return cachedIsoTime;
 }
