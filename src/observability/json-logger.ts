@@ -57,7 +57,7 @@ export function isoTime(time: number): string {
   cachedIsoTime = new Date(time).toISOString();
   // A plain `YYYY-MM-DDTHH:MM:SS.mmmZ` (no extended year): remember its second.
   if (cachedIsoTime.length === 24 && Number.isInteger(time)) {
-    secondStart = time - (time % 1000 + 1000) % 1000;
+    secondStart = time - (((time % 1000) + 1000) % 1000);
     secondPrefix = cachedIsoTime.slice(0, 20);
   }
   return cachedIsoTime;
