@@ -284,6 +284,27 @@ console.log(JSON.stringify(await response.json()));
     expect(failure).toContain('npm install @electric-sql/pglite');
   });
 
+  it('serves on Bun from the package (torii-gateway/bun), with the embedded database', async () => {
+    const configPath = join(consumer, 'torii-bun.json');
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        modelGroups: {
+          'gpt-text': {
+            deployments: [
+              { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
+            ],
+          },
+        },
+      }),
+    );
+    await withApp(
+      [join(process.cwd(), 'node_modules', 'bun', 'bin', 'bun.exe'), 'bun-app.mjs'],
+      { TORII_CONFIG: configPath, TORII_DATA_DIR: join(consumer, '.torii-bun'), HOST: '127.0.0.1' },
+      (origin) => expectServedThrough(`${origin}/v1`),
+    );
+  });
+
   it('starts from a LiteLLM proxy config.yaml, and `check` says what it resolved and what it did not take', async () => {
     const bin = join(consumer, 'node_modules', '.bin', 'torii-gateway');
     const litellmPath = join(consumer, 'litellm-config.yaml');
