@@ -1,6 +1,7 @@
 import process from 'node:process';
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
+import { drainWithinGrace } from '../server-kit/drain-within-grace.ts';
 import { listeningUrl } from '../server-kit/gateway-announcement.ts';
 import type { ServerSettings } from '../server-kit/server-environment.ts';
 import { startStandaloneServer } from '../server-kit/standalone-server.ts';
@@ -76,12 +77,7 @@ function serveOnBun(
     isAccepting: () => accepting,
     async drain() {
       accepting = false;
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      const complete = await Promise.race([
-        httpServer.stop().then(() => true),
-        new Promise<false>((resolve) => (graceTimer = setTimeout(() => resolve(false), shutdownGraceMs))),
-      ]);
-      clearTimeout(graceTimer);
+      const complete = await drainWithinGrace(httpServer.stop(), shutdownGraceMs);
       if (!complete) await httpServer.stop(true);
       return { complete };
     },

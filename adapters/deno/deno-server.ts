@@ -1,4 +1,5 @@
 /// <reference lib="deno.ns" />
+import { drainWithinGrace } from '../server-kit/drain-within-grace.ts';
 import { listeningUrl } from '../server-kit/gateway-announcement.ts';
 import type { ServerSettings } from '../server-kit/server-environment.ts';
 import { startStandaloneServer } from '../server-kit/standalone-server.ts';
@@ -41,12 +42,7 @@ function serveOnDeno(
     isAccepting: () => accepting,
     async drain() {
       accepting = false;
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      const complete = await Promise.race([
-        httpServer.shutdown().then(() => true),
-        new Promise<false>((resolve) => (graceTimer = setTimeout(() => resolve(false), shutdownGraceMs))),
-      ]);
-      clearTimeout(graceTimer);
+      const complete = await drainWithinGrace(httpServer.shutdown(), shutdownGraceMs);
       return { complete };
     },
   };

@@ -205,6 +205,24 @@ console.log(JSON.stringify(await response.json()));
     }
   }
 
+  /** Writes a config file in the consumer directory with one group, `gpt-text`, served by the mock; its path. */
+  function writeMockConfig(name: string): string {
+    const path = join(consumer, name);
+    writeFileSync(
+      path,
+      JSON.stringify({
+        modelGroups: {
+          'gpt-text': {
+            deployments: [
+              { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
+            ],
+          },
+        },
+      }),
+    );
+    return path;
+  }
+
   it('serves under a Hono app (app.route)', async () => {
     await withApp([process.execPath, 'hono-app.mjs'], {}, (origin) => expectServedThrough(`${origin}/llm/v1`));
   });
@@ -249,19 +267,7 @@ console.log(JSON.stringify(await response.json()));
     const bin = join(consumer, 'node_modules', '.bin', 'torii-gateway');
     expect(execFileSync(bin, ['--version'], { cwd: consumer, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+/);
     expect(execFileSync(bin, ['--help'], { cwd: consumer, encoding: 'utf8' })).toContain('--config FILE');
-    const configPath = join(consumer, 'torii.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        modelGroups: {
-          'gpt-text': {
-            deployments: [
-              { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
-            ],
-          },
-        },
-      }),
-    );
+    const configPath = writeMockConfig('torii.json');
     // The embedded SQLite is Node's own: the command serves with no optional package installed.
     await withApp(
       [bin, '--config', configPath, '--port', '${PORT}', '--workers', '1', '--host', '127.0.0.1'],
@@ -285,19 +291,7 @@ console.log(JSON.stringify(await response.json()));
   });
 
   it('serves on Bun from the package (torii-gateway/bun), with the embedded database', async () => {
-    const configPath = join(consumer, 'torii-bun.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        modelGroups: {
-          'gpt-text': {
-            deployments: [
-              { provider: 'openai', model: 'text', baseURL: `${mock.url}/v1`, apiKey: '${MOCK_UPSTREAM_KEY}' },
-            ],
-          },
-        },
-      }),
-    );
+    const configPath = writeMockConfig('torii-bun.json');
     await withApp(
       [join(process.cwd(), 'node_modules', 'bun', 'bin', 'bun.exe'), 'bun-app.mjs'],
       { TORII_CONFIG: configPath, TORII_DATA_DIR: join(consumer, '.torii-bun'), HOST: '127.0.0.1' },
