@@ -32,7 +32,7 @@ export interface ProfileSummary {
 }
 
 /** Maps a bundle's generated positions back to the sources, when the bundle has a `.map` beside it. */
-type PositionMapper = (url: string, line: number, column: number) => { file: string; line: number } | undefined;
+export type PositionMapper = (url: string, line: number, column: number) => { file: string; line: number } | undefined;
 
 /** A {@link PositionMapper} over the `<file>.map` of every `file://` url it meets (cached per url). */
 export function sourceMapMapper(): PositionMapper {
@@ -125,7 +125,7 @@ export function summarizeProfile(profile: CpuProfile, mapPosition: PositionMappe
 }
 
 /** The last parts of a path: the package and file of a dependency, the repository path of torii's own. */
-function shortFile(file: string): string {
+export function shortFile(file: string): string {
   const modules = file.lastIndexOf('node_modules/');
   if (modules >= 0) return file.slice(modules + 'node_modules/'.length).replace(/^\.pnpm\/[^/]+\/node_modules\//, '');
   return file.replace(/^file:\/\//, '').replace(/^.*?\/((src|providers|adapters)\/)/, '$1');

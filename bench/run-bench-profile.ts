@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatAllocationSummary, summarizeAllocations, type AllocationProfile } from './bench-allocation-summary.ts';
 import type { ProbeEventLoopReport } from './bench-probe.ts';
 import {
   compileBenchServer,
@@ -32,7 +33,9 @@ import { assertWrkInstalled, runWrk } from './bench-wrk.ts';
  * `production` (Postgres and Redis, a virtual key with limits and a budget), `lean` (`TORII_DATABASE=off`).
  * Environment: BENCH_PROFILE_SHAPES (comma list, default all four), BENCH_PROFILE_SCENARIO (`chat`), BENCH_PROFILE_RATE
  * (1000), BENCH_PROFILE_SECONDS (10), TORII_BENCH_DIST (another build's `dist/server.js`, for before/after),
- * BENCH_PROFILE_OUT (the output directory).
+ * BENCH_PROFILE_OUT (the output directory), BENCH_PROFILE_NODE_FLAGS (extra flags for the process under test, such as
+ * `--trace-gc-nvp`; its log is written beside the profile), BENCH_PROFILE_ALLOCATIONS=1 (also sample allocations
+ * and print the bytes per request by function and by nearest torii frame).
  */
 
 type Shape = 'floor' | 'embedded' | 'production' | 'lean';
@@ -50,6 +53,15 @@ function readShapes(): Shape[] {
   return shapes.length > 0 ? shapes : allShapes;
 }
 
+/** `scavenge 412 (1.9 ms, longest 0.4), mark-compact 3 (...)`, with the pause time per request. */
+function formatGarbageCollections(report: ProbeEventLoopReport, requests: number): string {
+  const kinds = Object.entries(report.garbageCollections);
+  if (kinds.length === 0) return 'none';
+  const total = kinds.reduce((sum, [, tally]) => sum + tally.totalMs, 0);
+  const each = kinds.map(([kind, tally]) => `${kind} ${tally.count} (${tally.totalMs} ms, longest ${tally.maxMs})`);
+  return `${each.join(', ')} = ${((total * 1_000) / Math.max(1, requests)).toFixed(2)} us per request`;
+}
+
 async function main(): Promise<void> {
   assertWrkInstalled();
   const shapes = readShapes();
@@ -65,6 +77,8 @@ async function main(): Promise<void> {
   writeFileSync(bodyFile, scenarioRequestBody(scenario));
   const masterKey = `sk-torii-profile-${crypto.randomUUID()}`;
   const probe = join(benchDirectory, 'bench-probe.ts');
+  const sampleAllocations = process.env.BENCH_PROFILE_ALLOCATIONS === '1';
+  const nodeFlags = (process.env.BENCH_PROFILE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 
   const services: BenchServices | undefined = shapes.includes('production')
     ? await startBenchServices(loadCpu)
@@ -105,6 +119,7 @@ async function main(): Promise<void> {
     const environment: Record<string, string> = {
       PORT: String(port),
       BENCH_PROBE_DIRECTORY: probeDirectory,
+      ...(sampleAllocations ? { BENCH_PROBE_ALLOCATIONS: '1' } : {}),
       BENCH_UPSTREAM_URL: mockURL,
       TORII_WORKERS: '1',
       TORII_MASTER_KEY: masterKey,
@@ -119,7 +134,7 @@ async function main(): Promise<void> {
     const { managed, coldStart } = await startPinnedServer({
       name: shape,
       cpu: targetCpu,
-      command: [process.execPath, '--import', probe, script],
+      command: [process.execPath, ...nodeFlags, '--import', probe, script],
       environment,
       workingDirectory: shapeDirectory,
       temporaryDirectory,
@@ -170,7 +185,22 @@ async function main(): Promise<void> {
         `(profiler on); cold start ${coldStart.firstChatSeconds.toFixed(3)} s`,
       `event-loop delay: p50 ${eventLoop.p50} ms, p99 ${eventLoop.p99} ms, max ${eventLoop.max} ms; longest per second: ` +
         eventLoop.maxPerSecond.join(' '),
+      `garbage collection (pauses): ${formatGarbageCollections(eventLoop, result.requests)}; heap used ` +
+        `${eventLoop.heapUsedMb.start} MB at the start, ${eventLoop.heapUsedMb.end} MB at the end`,
       formatProfileSummary(summarizeProfile(profile, sourceMapMapper()), { requests: result.requests }),
+      ...(sampleAllocations
+        ? [
+            formatAllocationSummary(
+              summarizeAllocations(
+                JSON.parse(
+                  readFileSync(join(probeDirectory, `${managed.pid}.heapprofile`), 'utf8'),
+                ) as AllocationProfile,
+                sourceMapMapper(),
+              ),
+              { requests: result.requests },
+            ),
+          ]
+        : []),
       '',
     ].join('\n');
     log(report);
@@ -181,6 +211,7 @@ async function main(): Promise<void> {
       readFileSync(join(probeDirectory, `${managed.pid}.cpuprofile`)),
     );
     await stopProcess(managed, { signal: 'SIGTERM', timeoutMs: 10_000 });
+    writeFileSync(join(outputDirectory, `${shape}-${scenario}.log`), readFileSync(managed.logPath));
   }
   await stopProcess(mock.managed as ManagedProcess, { signal: 'SIGTERM', timeoutMs: 3_000 });
   await services?.stop();
