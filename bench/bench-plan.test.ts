@@ -13,7 +13,14 @@ import {
 describe('readSettings', () => {
   it('scales every duration (each at least 1 s) and keeps rates and connections', () => {
     const full = readSettings({});
-    expect(full).toMatchObject({ rateSeconds: 10, maxSeconds: 3, rounds: 3, rate: 1_000, rateConnections: 20 });
+    expect(full).toMatchObject({
+      rateSeconds: 10,
+      maxSeconds: 2,
+      maxRounds: 5,
+      rounds: 3,
+      rate: 1_000,
+      rateConnections: 20,
+    });
     expect(full.firstByteRequests).toBe(2_000);
     const short = readSettings({ BENCH_DURATION_SCALE: '0.2', BENCH_RATE: '500' });
     expect(short).toMatchObject({ rateSeconds: 2, maxSeconds: 1, concurrencyOneSeconds: 1, rate: 500 });
@@ -22,13 +29,13 @@ describe('readSettings', () => {
 });
 
 describe('measurementPlan', () => {
-  it('measures both scenarios at max, the fixed rate and c=1 in 3 rounds, first byte on chat-stream', () => {
+  it('measures both scenarios at max (5 rounds), the fixed rate and c=1 (3 rounds), first byte on chat-stream', () => {
     const plan = measurementPlan(readSettings({}));
     expect(plan.map(describePhase)).toEqual([
-      'chat max c32 3s',
+      'chat max c32 2s',
       'chat rate c20 1000 rps 10s',
       'chat c1 c1 2s',
-      'chat-stream max c32 3s',
+      'chat-stream max c32 2s',
       'chat-stream rate c20 1000 rps 10s',
       'chat-stream c1 c1 2s',
       'chat-stream first byte 2000 requests (at most 3 s)',
@@ -40,17 +47,21 @@ describe('measurementPlan', () => {
     ]);
     const [max, rate, c1] = plan;
     // lean-ten (chat-ten on the lean process) runs right next to lean, in both orders; only at chat's max.
-    expect(max!.targets).toEqual(['floor', 'embedded', 'production', 'lean', 'lean-ten']);
+    expect(max!.targets).toEqual(['floor', 'production', 'embedded', 'lean', 'lean-ten']);
     expect(roundOrder(max!, 1).slice(0, 2)).toEqual(['lean-ten', 'lean']);
     expect(plan.filter((phase) => phase.targets.includes('lean-ten'))).toEqual([max]);
     expect(scenarioOf('lean-ten', 'chat')).toBe('chat-ten');
     expect(scenarioOf('lean', 'chat')).toBe('chat');
     expect(max!.once).toEqual(['mock']);
+    expect(max!.rounds).toBe(5);
     expect(rate!.rounds).toBe(3);
+    // Production runs right next to the floor, embedded right next to production, in both orders.
+    expect(rate!.targets).toEqual(['floor', 'production', 'embedded', 'lean']);
+    expect(roundOrder(rate!, 1)).toEqual(['lean', 'embedded', 'production', 'floor']);
     expect(rate!.seconds).toBeGreaterThanOrEqual(10);
     // production-master runs right next to production, in both orders.
-    expect(c1!.targets).toEqual(['floor', 'embedded', 'production', 'production-master', 'lean']);
-    expect(roundOrder(c1!, 1)).toEqual(['lean', 'production-master', 'production', 'embedded', 'floor']);
+    expect(c1!.targets).toEqual(['floor', 'production', 'production-master', 'embedded', 'lean']);
+    expect(roundOrder(c1!, 1)).toEqual(['lean', 'embedded', 'production-master', 'production', 'floor']);
     expect(roundOrder(c1!, 2)).toEqual(c1!.targets);
     expect(plan.find((phase) => phase.kind === 'hey')!.targets).toEqual(['floor', 'production', 'lean']);
     expect(plan.filter((phase) => phase.informational).every((phase) => phase.targets.join() === 'floor,lean')).toBe(

@@ -104,6 +104,8 @@ export interface BenchSettings {
   /** The mock's and production-master's warm-up (the mock is only evidence; production-master's process is warm). */
   shortWarmUpSeconds: number;
   maxSeconds: number;
+  /** Rounds of the max-throughput phases: short runs, more of them, so one slow stretch of the host moves no median. */
+  maxRounds: number;
   rateSeconds: number;
   concurrencyOneSeconds: number;
   firstByteRequests: number;
@@ -133,7 +135,8 @@ export function readSettings(environment: Record<string, string | undefined>): B
     scale,
     warmUpSeconds: seconds(20),
     shortWarmUpSeconds: seconds(2),
-    maxSeconds: seconds(3),
+    maxSeconds: seconds(2),
+    maxRounds: 5,
     // "Long enough for a stable p99": at least 10 s a round at full scale.
     rateSeconds: seconds(10),
     concurrencyOneSeconds: seconds(2),
@@ -163,7 +166,13 @@ export function readSettings(environment: Record<string, string | undefined>): B
  * that started.
  */
 export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeName[] = shapeNames): Phase[] {
-  const compared: TargetName[] = ['floor', ...shapeNames.filter((shape) => shapes.includes(shape))];
+  // The order of a round (reversed every other round): each shape beside what its checks compare it with, since the
+  // host's speed drifts within seconds. Production beside the floor (its max-throughput and p99 checks), embedded
+  // beside production (its throughput and p99 are checked against production's), lean-ten beside lean.
+  const compared: TargetName[] = [
+    'floor',
+    ...(['production', 'embedded', 'lean'] as const).filter((shape) => shapes.includes(shape)),
+  ];
   const withMaster: TargetName[] = compared.flatMap((target) =>
     target === 'production' ? ['production', 'production-master'] : [target],
   );
@@ -175,7 +184,7 @@ export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeN
         scenario,
         connections: settings.maxConnections,
         seconds: settings.maxSeconds,
-        rounds: settings.rounds,
+        rounds: settings.maxRounds,
         // Routing's cost on a healthy group: lean with ten deployments (latency strategy) beside lean with one.
         targets: scenario === 'chat' && compared.includes('lean') ? [...compared, 'lean-ten'] : compared,
         once: ['mock'],
