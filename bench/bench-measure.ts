@@ -4,7 +4,7 @@ import { parseFirstByteOutput } from './bench-first-byte.ts';
 import { runHey } from './bench-hey.ts';
 import { sampleLoadSide } from './bench-load-side.ts';
 import { networkWindow, type NetworkWindow } from './bench-network.ts';
-import { scenarioOf, type Phase } from './bench-plan.ts';
+import { scenarioOf, type Phase, type TargetName } from './bench-plan.ts';
 import {
   logTail,
   processTree,
@@ -39,8 +39,10 @@ export interface MeasureContext {
   firstByteScript: string;
   /** The services whose counters are read around production's fixed-rate runs. */
   services: BenchServices | undefined;
-  /** The floor, measured step by step beside every other target's first-byte runs. */
+  /** The floor, measured step by step beside every other target's first-byte runs (unless the phase names a base). */
   floor: LiveTarget | undefined;
+  /** Every started target, for a first-byte phase's `base`. */
+  live: ReadonlyMap<TargetName, LiveTarget>;
 }
 
 /** A run's result, plus the network window (production at the fixed rate) and what the log line says. */
@@ -83,7 +85,9 @@ export async function measureRun(
   let errorDetail = '';
   if (phase.kind === 'first-byte') {
     const warmUp = 200;
-    const base = target.name === 'floor' || context.floor?.managed.hasExited() !== false ? undefined : context.floor;
+    const paired =
+      phase.base === undefined ? (target.name === 'floor' ? undefined : context.floor) : context.live.get(phase.base);
+    const base = paired?.managed.hasExited() !== false ? undefined : paired;
     const client = spawnPinned({
       name: 'first-byte',
       cpu: context.loadCpu,
@@ -124,7 +128,7 @@ export async function measureRun(
       p50_ms: measured.firstByteMs.p50,
       p99_ms: measured.firstByteMs.p99,
       errors: measured.errors,
-      ...(measured.paired === undefined ? {} : { floor_difference_p50_ms: measured.paired.firstByteDifferenceMs.p50 }),
+      ...(measured.paired === undefined ? {} : { paired_difference_p50_ms: measured.paired.firstByteDifferenceMs.p50 }),
     };
   } else if (phase.kind === 'hey') {
     const measured = await runHey({

@@ -35,6 +35,7 @@ describe('measurementPlan', () => {
       'chat max c32 2s',
       'chat rate c20 1000 rps 10s',
       'chat c1 c1 2s',
+      'chat first byte 2000 requests (at most 3 s) beside production-master',
       'chat-stream max c32 2s',
       'chat-stream rate c20 1000 rps 10s',
       'chat-stream c1 c1 2s',
@@ -45,7 +46,9 @@ describe('measurementPlan', () => {
       'messages info c32 2s',
       'responses info c32 2s',
     ]);
-    const [max, rate, c1] = plan;
+    const [max, rate, c1, keyPair] = plan;
+    // The virtual key's own cost: production's chat, step by step beside production-master.
+    expect(keyPair).toMatchObject({ kind: 'first-byte', targets: ['production'], base: 'production-master' });
     // lean-ten (chat-ten on the lean process) runs right next to lean, in both orders; only at chat's max.
     expect(max!.targets).toEqual(['floor', 'production', 'embedded', 'lean', 'lean-ten']);
     expect(roundOrder(max!, 1).slice(0, 2)).toEqual(['lean-ten', 'lean']);

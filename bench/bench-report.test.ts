@@ -182,7 +182,7 @@ describe('evaluateAcceptance', () => {
           p50_ms: 1,
           p99_ms: 2,
           cpu_ms_per_request: 0.1,
-          floor_difference_p50_ms: difference,
+          paired_difference_p50_ms: difference,
         })),
       });
     const passing = evaluateAcceptance(stepwise([0.04, 0.06, 0.3]))[12]!;
@@ -194,6 +194,41 @@ describe('evaluateAcceptance', () => {
       'chat-stream',
     );
     expect(summary.find((line) => line.target === 'lean')!.ttfbMinusFloorMs).toBeCloseTo(0.06, 9);
+  });
+
+  it('judges the virtual key on the key-pair row (each request beside one with the master key) when the run has it', () => {
+    // The c1 rows say +0.2 ms (production-master's run was on a fast stretch); the pairs say +0.01, +0.03, +0.09.
+    const withPairs = (differences: number[]): BenchRow[] => [
+      ...change(is('production', 'c1'), { p50_ms: 0.9 }),
+      row('production', 'first-byte', {
+        paired_with: 'production-master',
+        requests: 6_000,
+        rounds: differences.map((difference, index) => ({
+          round: index + 1,
+          rps: 400,
+          p50_ms: 1,
+          p99_ms: 2,
+          cpu_ms_per_request: 0.2,
+          paired_difference_p50_ms: difference,
+        })),
+      }),
+    ];
+    expect(evaluateAcceptance(change(is('production', 'c1'), { p50_ms: 0.9 }))[2]!.status).toBe('fail');
+    const passing = evaluateAcceptance(withPairs([0.01, 0.03, 0.09]))[2]!;
+    expect(passing.status).toBe('pass');
+    expect(passing.detail).toBe(
+      'median over the rounds of the step-by-step differences (each request with the virtual key beside one with the ' +
+        'master key, 6000 pairs) +0.030 ms; per round +0.010, +0.030, +0.090',
+    );
+    expect(evaluateAcceptance(withPairs([0.06, 0.02, 0.07]))[2]!.status).toBe('fail');
+    const summary = summarizeScenario(
+      withPairs([0.01, 0.03, 0.09]).map((candidate) => ({ row: candidate })),
+      'chat',
+    );
+    const production = summary.find((line) => line.target === 'production')!;
+    expect(production.keyAddedP50C1Ms).toBeCloseTo(0.03, 9);
+    // The key-pair row is no time to first byte against the floor.
+    expect(production.ttfbP50Ms).toBeNull();
   });
 
   it('fails a check whose rows have errors, and notes a missed rate', () => {

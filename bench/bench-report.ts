@@ -18,10 +18,11 @@ export interface RoundResult {
   /** The target process tree's CPU time (user + system) over the run, per completed request; null if not read. */
   cpu_ms_per_request: number | null;
   /**
-   * First-byte runs of a shape: the median of the per-step differences to the floor, measured step by step in the
-   * same run (`bench-first-byte.ts`, paired); absent elsewhere.
+   * First-byte runs of a shape: the median of the per-step differences to the row's `paired_with` (the floor, or
+   * production-master for the virtual key's cost), measured step by step in the same run (`bench-first-byte.ts`,
+   * paired); absent elsewhere.
    */
-  floor_difference_p50_ms?: number;
+  paired_difference_p50_ms?: number;
 }
 
 /**
@@ -36,6 +37,8 @@ export interface BenchRow {
   connections: number;
   /** Aggregate requests per second the load was paced to; only on fixed-rate rows (`rate`, `hey`). */
   rate?: number;
+  /** First-byte rows of a shape: the target its runs were paired with step by step. */
+  paired_with?: TargetName;
   /** Requests completed over every round. */
   requests: number;
   rps: number;
@@ -106,7 +109,10 @@ export interface RunResult extends RoundResult {
  * run. Undefined without runs.
  */
 export function mergeRounds(
-  identity: Pick<BenchRow, 'target' | 'scenario' | 'measurement' | 'generator' | 'connections' | 'rate'>,
+  identity: Pick<
+    BenchRow,
+    'target' | 'scenario' | 'measurement' | 'generator' | 'connections' | 'rate' | 'paired_with'
+  >,
   runs: readonly RunResult[],
   coldStartSeconds: number | null,
 ): ReportRow | undefined {
@@ -122,6 +128,7 @@ export function mergeRounds(
     generator: identity.generator,
     connections: identity.connections,
     ...(identity.rate === undefined ? {} : { rate: identity.rate }),
+    ...(identity.paired_with === undefined ? {} : { paired_with: identity.paired_with }),
     requests: runs.reduce((sum, run) => sum + run.requests, 0),
     rps: median(runs.map((run) => run.rps)),
     p50_ms: median(runs.map((run) => run.p50_ms)),
@@ -136,7 +143,7 @@ export function mergeRounds(
       p50_ms: run.p50_ms,
       p99_ms: run.p99_ms,
       cpu_ms_per_request: run.cpu_ms_per_request,
-      ...(run.floor_difference_p50_ms === undefined ? {} : { floor_difference_p50_ms: run.floor_difference_p50_ms }),
+      ...(run.paired_difference_p50_ms === undefined ? {} : { paired_difference_p50_ms: run.paired_difference_p50_ms }),
     })),
   };
   return { row, ...(middle.load === undefined ? {} : { load: middle.load }) };
@@ -185,21 +192,33 @@ export function pairedMedian(
 }
 
 /**
- * A first-byte row's added time to the first byte over the floor: the median over its rounds of the per-step
- * differences measured beside the floor in each run, when every round has one; otherwise the median of the per-round
- * differences to the floor's own row ({@link pairedMedian}). `stepwise` says which.
+ * A first-byte row's added time to the first byte over its base (the floor, or the row's `paired_with`): the median
+ * over its rounds of the per-step differences measured beside the base in each run, when every round has one;
+ * otherwise the median of the per-round differences to the base's own row ({@link pairedMedian}). `stepwise` says
+ * which.
  */
-export function firstByteOverFloor(
+export function firstByteOverBase(
   row: BenchRow | undefined,
-  floor: BenchRow | undefined,
+  base: BenchRow | undefined,
 ): { ms: number; stepwise: boolean } | undefined {
   if (row === undefined) return undefined;
-  const stepwise = row.rounds.map((round) => round.floor_difference_p50_ms);
+  const stepwise = row.rounds.map((round) => round.paired_difference_p50_ms);
   if (stepwise.length > 0 && stepwise.every((value) => value !== undefined)) {
     return { ms: median(stepwise as number[]), stepwise: true };
   }
-  const paired = pairedMedian(row, floor, (round) => round.p50_ms, 'difference');
+  const paired = pairedMedian(row, base, (round) => round.p50_ms, 'difference');
   return paired === undefined ? undefined : { ms: paired, stepwise: false };
+}
+
+/** The row of production's chat requests paired step by step with production-master: the virtual key's own cost. */
+export function keyPairRow(rows: readonly BenchRow[]): BenchRow | undefined {
+  return rows.find(
+    (row) =>
+      row.target === 'production' &&
+      row.measurement === 'first-byte' &&
+      row.scenario === 'chat' &&
+      row.paired_with === 'production-master',
+  );
 }
 
 /** A fixed-rate row whose target delivered under 95% of the rate: it was saturated, not paced. */
@@ -233,7 +252,11 @@ export interface TargetSummary {
   rateP99MinusFloorMs: number | null;
   /** Median of the per-round differences to the floor's p50 at concurrency 1. */
   addedP50C1Ms: number | null;
-  /** `production` only: median of the per-round differences to production-master's p50 at concurrency 1. */
+  /**
+   * `production` only: the virtual key's added p50 at concurrency 1 over the master key. In `chat`, the median over
+   * the rounds of the step-by-step differences to production-master (the key-pair row); without that row, the median
+   * of the per-round differences of the two c1 rows.
+   */
   keyAddedP50C1Ms: number | null;
   ttfbP50Ms: number | null;
   ttfbP99Ms: number | null;
@@ -273,7 +296,14 @@ export function summarizeScenario(
     const max = findRow(rows, target, 'max', scenario);
     const rate = findRow(rows, target, 'rate', scenario);
     const c1 = findRow(rows, target, 'c1', scenario);
-    const ttfb = findRow(rows, target, 'first-byte', scenario);
+    const ttfb = rows.find(
+      (row) =>
+        row.target === target &&
+        row.measurement === 'first-byte' &&
+        row.scenario === scenario &&
+        (row.paired_with ?? 'floor') === 'floor',
+    );
+    const keyPair = target === 'production' && scenario === 'chat' ? keyPairRow(rows) : undefined;
     const floor = (kind: MeasurementKind): BenchRow | undefined => findRow(rows, 'floor', kind, scenario);
     const isFloor = target === 'floor';
     const paired = (
@@ -296,17 +326,19 @@ export function summarizeScenario(
       rateP99MinusFloorMs: paired(rate, floor('rate'), (round) => round.p99_ms, 'difference'),
       addedP50C1Ms: paired(c1, floor('c1'), (round) => round.p50_ms, 'difference'),
       keyAddedP50C1Ms:
-        target === 'production'
-          ? (pairedMedian(
-              c1,
-              findRow(rows, 'production-master', 'c1', scenario),
-              (round) => round.p50_ms,
-              'difference',
-            ) ?? null)
-          : null,
+        keyPair !== undefined
+          ? (firstByteOverBase(keyPair, undefined)?.ms ?? null)
+          : target === 'production'
+            ? (pairedMedian(
+                c1,
+                findRow(rows, 'production-master', 'c1', scenario),
+                (round) => round.p50_ms,
+                'difference',
+              ) ?? null)
+            : null,
       ttfbP50Ms: ttfb?.p50_ms ?? null,
       ttfbP99Ms: ttfb?.p99_ms ?? null,
-      ttfbMinusFloorMs: isFloor ? null : (firstByteOverFloor(ttfb, floor('first-byte'))?.ms ?? null),
+      ttfbMinusFloorMs: isFloor ? null : (firstByteOverBase(ttfb, floor('first-byte'))?.ms ?? null),
       cpuMsPerRequestAtRate: rate?.cpu_ms_per_request ?? null,
       cpuMsPerRequestAtMax: max?.cpu_ms_per_request ?? null,
       peakRssMb: rss,

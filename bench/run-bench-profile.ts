@@ -30,7 +30,8 @@ import { assertWrkInstalled, runWrk } from './bench-wrk.ts';
  * through `dist/server.js.map`), and writes them with the raw `.cpuprofile` to `bench/results/profiles/`.
  *
  * Shapes: `floor` (the bench's bare proxy), `embedded` (dist/server.js with its embedded database, master key),
- * `production` (Postgres and Redis, a virtual key with limits and a budget), `lean` (`TORII_DATABASE=off`).
+ * `production` (Postgres and Redis, a virtual key with limits and a budget), `lean` (`TORII_DATABASE=off`), and only
+ * when listed `production-master` (production's setup driven with the master key: the key's own cost beside it).
  * Environment: BENCH_PROFILE_SHAPES (comma list, default all four), BENCH_PROFILE_SCENARIO (`chat`), BENCH_PROFILE_RATE
  * (1000), BENCH_PROFILE_SECONDS (10), TORII_BENCH_DIST (another build's `dist/server.js`, for before/after),
  * BENCH_PROFILE_OUT (the output directory), BENCH_PROFILE_NODE_FLAGS (extra flags for the process under test, such as
@@ -38,8 +39,10 @@ import { assertWrkInstalled, runWrk } from './bench-wrk.ts';
  * and print the bytes per request by function and by nearest torii frame).
  */
 
-type Shape = 'floor' | 'embedded' | 'production' | 'lean';
+type Shape = 'floor' | 'embedded' | 'production' | 'production-master' | 'lean';
 const allShapes: Shape[] = ['floor', 'embedded', 'production', 'lean'];
+/** Shapes that run only when listed: `production-master` is production's setup driven with the master key. */
+const listedOnly: Shape[] = ['production-master'];
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
 const targetCpu = 0;
@@ -49,7 +52,7 @@ const log = (message: string): void => void process.stdout.write(`${message}\n`)
 
 function readShapes(): Shape[] {
   const listed = (process.env.BENCH_PROFILE_SHAPES ?? '').split(',').map((shape) => shape.trim());
-  const shapes = listed.filter((shape): shape is Shape => (allShapes as string[]).includes(shape));
+  const shapes = listed.filter((shape): shape is Shape => [...allShapes, ...listedOnly].includes(shape as Shape));
   return shapes.length > 0 ? shapes : allShapes;
 }
 
@@ -80,7 +83,7 @@ async function main(): Promise<void> {
   const sampleAllocations = process.env.BENCH_PROFILE_ALLOCATIONS === '1';
   const nodeFlags = (process.env.BENCH_PROFILE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 
-  const services: BenchServices | undefined = shapes.includes('production')
+  const services: BenchServices | undefined = shapes.some((shape) => shape.startsWith('production'))
     ? await startBenchServices(loadCpu)
     : undefined;
   const mockScript = await compileBenchServer(join(benchDirectory, 'bench-mock-upstream.ts'), temporaryDirectory);
@@ -126,7 +129,7 @@ async function main(): Promise<void> {
       TORII_CONFIG: configPath,
       TORII_DATA_DIR: shapeDirectory,
       ...(shape === 'lean' ? { TORII_DATABASE: 'off' } : {}),
-      ...(shape === 'production' && services !== undefined
+      ...((shape === 'production' || shape === 'production-master') && services !== undefined
         ? { DATABASE_URL: services.databaseUrl, REDIS_URL: services.redisUrl }
         : {}),
     };

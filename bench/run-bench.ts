@@ -234,6 +234,7 @@ async function main(): Promise<number> {
     firstByteScript,
     services,
     floor: live.get('floor'),
+    live,
   };
   const reportRows: ReportRow[] = [];
   const networkWindows: NetworkWindow[] = [];
@@ -289,6 +290,7 @@ async function main(): Promise<number> {
           generator: generatorOf(phase.kind),
           connections: phase.connections,
           ...(phase.rate === undefined ? {} : { rate: phase.rate }),
+          ...(phase.kind === 'first-byte' && name !== 'floor' ? { paired_with: phase.base ?? 'floor' } : {}),
         },
         runs.get(name) ?? [],
         live.get(name)?.coldStart?.firstChatSeconds ?? null,
