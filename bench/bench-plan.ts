@@ -212,33 +212,23 @@ export function measurementPlan(settings: BenchSettings, shapes: readonly ShapeN
         targets: withMaster,
       },
     );
-    if (scenario === 'chat' && compared.includes('production')) {
-      // The virtual key's own cost at concurrency 1, step by step beside the master key on the same process: the
-      // check's 0.05 ms is below what two c1 runs seconds apart resolve on a host whose p50 drifts by more.
-      phases.push({
-        kind: 'first-byte',
-        scenario,
-        connections: 1,
-        requests: settings.firstByteRequests,
-        seconds: settings.firstByteSeconds,
-        rounds: settings.rounds,
-        targets: ['production'],
-        base: 'production-master',
-      });
-    }
-    if (scenario === 'chat-stream') {
-      phases.push({
-        kind: 'first-byte',
-        scenario,
-        connections: 1,
-        requests: settings.firstByteRequests,
-        // The measured requests stop after this long (about 1 ms a request on this machine, 2 s for 2,000; a loaded
-        // machine would otherwise stretch the phase), plus the client's start and warm-up.
-        seconds: settings.firstByteSeconds,
-        rounds: settings.rounds,
-        targets: compared,
-      });
-    }
+    const firstByte = (targets: TargetName[], base?: TargetName): Phase => ({
+      kind: 'first-byte',
+      scenario,
+      connections: 1,
+      requests: settings.firstByteRequests,
+      // The measured requests stop after this long (about 1 ms a request on this machine, 2 s for 2,000; a loaded
+      // machine would otherwise stretch the phase), plus the client's start and warm-up.
+      seconds: settings.firstByteSeconds,
+      rounds: settings.rounds,
+      targets,
+      ...(base === undefined ? {} : { base }),
+    });
+    // The virtual key's own cost at concurrency 1, step by step beside the master key on the same process: the
+    // check's 0.05 ms is below what two c1 runs seconds apart resolve on a host whose p50 drifts by more.
+    if (scenario === 'chat' && compared.includes('production'))
+      phases.push(firstByte(['production'], 'production-master'));
+    if (scenario === 'chat-stream') phases.push(firstByte(compared));
   }
   phases.push({
     kind: 'hey',
