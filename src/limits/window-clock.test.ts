@@ -24,6 +24,14 @@ describe('formatResetDuration', () => {
     [60_000, '1m0s'],
     [360_000, '6m0s'],
     [90_250, '1m30.25s'],
+    [1_005, '1.005s'],
+    [1_050, '1.05s'],
+    [1_055, '1.055s'],
+    [1_100, '1.1s'],
+    [1_110, '1.11s'],
+    [1_001, '1.001s'],
+    [1_010, '1.01s'],
+    [1_999, '1.999s'],
     [3_723_000, '1h2m3s'],
   ])('formats %d ms as %s, as OpenAI (Go) does', (milliseconds, text) => {
     expect(formatResetDuration(milliseconds)).toBe(text);

@@ -36,11 +36,19 @@ function formatWholeMilliseconds(total: number): string {
   const hours = Math.floor(total / 3_600_000);
   const minutes = Math.floor((total % 3_600_000) / 60_000);
   const wholeSeconds = Math.floor((total % 60_000) / 1000);
-  const fraction = total % 1000;
-  // Milliseconds as a decimal fraction without trailing zeros: 1500 -> 1.5s, 1050 -> 1.05s, 1000 -> 1s.
-  const secondsText =
-    fraction === 0 ? `${wholeSeconds}s` : `${wholeSeconds}.${String(fraction).padStart(3, '0').replace(/0+$/, '')}s`;
+  const secondsText = `${wholeSeconds}${fractionText(total % 1000)}s`;
   if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
   if (minutes > 0) return `${minutes}m${secondsText}`;
   return secondsText;
+}
+
+/**
+ * Milliseconds (0-999) as the decimal fraction of a second without trailing zeros: 500 -> `.5`, 50 -> `.05`,
+ * 5 -> `.005`, 0 -> nothing. Arithmetic rather than a regular expression: it runs on every response of a limited key.
+ */
+function fractionText(milliseconds: number): string {
+  if (milliseconds === 0) return '';
+  if (milliseconds % 100 === 0) return `.${milliseconds / 100}`;
+  if (milliseconds % 10 === 0) return milliseconds < 100 ? `.0${milliseconds / 10}` : `.${milliseconds / 10}`;
+  return milliseconds < 10 ? `.00${milliseconds}` : milliseconds < 100 ? `.0${milliseconds}` : `.${milliseconds}`;
 }
