@@ -142,6 +142,12 @@ export async function openDatabaseAccountingStores(
           responseStore: createDrizzleResponseStore(database.db),
         };
   const usageQueue = createUsageQueue({
+    // A batch at least every 100 ms rather than the queue's 1 s: an event waiting a second for its batch outlives two
+    // or three scavenges of V8's young generation and is copied into the old one, and at 1,000 requests a second
+    // those copies (~220 KB a scavenge measured, against ~86 KB at 100 ms) lengthened every scavenge and brought
+    // mark-compacts of 15-20 ms, the production shape's p99. At full load batches fill to 500 rows sooner anyway; at
+    // 1,000 requests a second this is ten one-statement inserts a second instead of two.
+    maxDelayMs: 100,
     ...options.queue,
     sink: guardDatabaseMethods(stores.usageSink, { ...guard, writes: ['write'] }),
     ...(spill === undefined ? {} : { spill }),
