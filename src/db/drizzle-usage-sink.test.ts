@@ -11,7 +11,7 @@ import { createDrizzleUsageSink, usageColumns, usageRow } from './drizzle-usage-
 import { postgresArrayLiteral } from './postgres-array-literal.ts';
 import { usageEvents } from './schema.ts';
 import { sqliteUsageEvents } from './sqlite-schema.ts';
-import { createSqliteUsageSink, sqliteMaxBoundParameters } from './sqlite-usage-sink.ts';
+import { createSqliteUsageSink, sqliteInsertSizes, sqliteMaxBoundParameters } from './sqlite-usage-sink.ts';
 import { usageEventFixture } from './test-utils/usage-event-fixture.ts';
 
 /** Reads the stored events back as UsageEvents, in request id order. */
@@ -259,7 +259,10 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
       await createSqliteUsageSink(executor).write(events);
       expect(batches).toHaveLength(1);
       const statements = batches[0]!;
-      expect(statements).toHaveLength(Math.ceil(5_000 / Math.floor(sqliteMaxBoundParameters / 22)));
+      // 24 columns: 1,365 rows fit the limit, so inserts of 1,024 rows, the rest in powers of two.
+      expect(statements.map((statement) => statement.params.length / 24)).toEqual([
+        1024, 1024, 1024, 1024, 512, 256, 128, 8,
+      ]);
       for (const statement of statements) {
         // (Checked as booleans: a failure would print the statement's 32,000 placeholders.)
         expect(statement.sql.startsWith('insert into "usage_events" ')).toBe(true);
@@ -278,10 +281,11 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
         ...Array.from({ length: 30 }, (_, index) => usageEventFixture({ requestId: `chunked-${index}` })),
         usageEventFixture({ requestId: 'chunked-bad', operation: null as unknown as string }),
       ];
-      await expect(createSqliteUsageSink(executor, { maxBoundParameters: 22 * 10 }).write(failing)).rejects.toThrow(
+      await expect(createSqliteUsageSink(executor, { maxBoundParameters: 24 * 10 }).write(failing)).rejects.toThrow(
         /NOT NULL/,
       );
-      expect(batches.at(-1)).toHaveLength(4);
+      // 31 events, at most 10 rows an insert: 8, 8, 8, 4, 2, 1.
+      expect(batches.at(-1)?.map((statement) => statement.params.length / 24)).toEqual([8, 8, 8, 4, 2, 1]);
       expect(await ledgerTotals(database, 'chunked-')).toEqual({ rows: 0, tokens: 0 });
     },
   );
@@ -306,5 +310,21 @@ describe('usageRow', () => {
     // A field absent from an event spilled by an older version is null in JSON.
     const { clientApi: _clientApi, ...older } = event;
     expect(JSON.parse(JSON.stringify(usageRow(older)))).toContain(null);
+  });
+});
+
+describe('sqliteInsertSizes', () => {
+  it('cuts any batch into whole chunks and powers of two, so a dozen statement texts serve every batch size', () => {
+    expect(sqliteInsertSizes(500, 1024)).toEqual([256, 128, 64, 32, 16, 4]);
+    expect(sqliteInsertSizes(1, 1024)).toEqual([1]);
+    expect(sqliteInsertSizes(2_049, 1024)).toEqual([1024, 1024, 1]);
+    expect(sqliteInsertSizes(0, 8)).toEqual([]);
+    const texts = new Set<number>();
+    for (let rows = 1; rows <= 3_000; rows++) {
+      const sizes = sqliteInsertSizes(rows, 1024);
+      expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(rows);
+      for (const size of sizes) texts.add(size);
+    }
+    expect(texts.size).toBe(11);
   });
 });
