@@ -15,28 +15,15 @@ import { formatResetDuration } from './window-clock.ts';
  * headers for it. `retry-after` belongs to the 429 only and is added by `rateLimitError`.
  */
 export function rateLimitHeaders(outcome: RateLimitOutcome, now: number): Record<string, string> {
-  const requests: RateLimitWindowState | undefined = outcome.requests;
-  const tokens: RateLimitWindowState | undefined = outcome.tokens;
-  // Both counters (the common case) as one literal: one allocation with its shape known, rather than an object grown
-  // a property at a time on every response of a limited key.
-  if (requests !== undefined && tokens !== undefined) {
-    const requestsReset = formatResetDuration(requests.resetAt - now);
-    return {
-      'x-ratelimit-limit-requests': String(requests.limit),
-      'x-ratelimit-remaining-requests': String(requests.remaining),
-      'x-ratelimit-reset-requests': requestsReset,
-      'x-ratelimit-limit-tokens': String(tokens.limit),
-      'x-ratelimit-remaining-tokens': String(tokens.remaining),
-      'x-ratelimit-reset-tokens':
-        tokens.resetAt === requests.resetAt ? requestsReset : formatResetDuration(tokens.resetAt - now),
-    };
-  }
+  // Written out per counter (constant names, no closure): this runs on every response of a limited key.
   const headers: Record<string, string> = {};
+  const requests: RateLimitWindowState | undefined = outcome.requests;
   if (requests !== undefined) {
     headers['x-ratelimit-limit-requests'] = String(requests.limit);
     headers['x-ratelimit-remaining-requests'] = String(requests.remaining);
     headers['x-ratelimit-reset-requests'] = formatResetDuration(requests.resetAt - now);
   }
+  const tokens: RateLimitWindowState | undefined = outcome.tokens;
   if (tokens !== undefined) {
     headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
     headers['x-ratelimit-remaining-tokens'] = String(tokens.remaining);
