@@ -5,6 +5,7 @@ import type { RateLimitReservation } from '../limits/rate-limit-outcome.ts';
 import type { ClientDialectId } from '../canonical/provider-translator.ts';
 import type { ErrorDialect } from '../errors.ts';
 import type { ResolvedDeployment } from '../routing/resolved-deployment.ts';
+import { timeOrderedRequestId } from './request-id.ts';
 
 /** What the gateway knows about one request while serving it; filled step by step along the request path. */
 export interface RequestRecord {
@@ -76,17 +77,18 @@ export interface RequestRecord {
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 /**
- * A fresh record with a gateway-made request id; a client-sent `x-request-id` is kept beside it when it is a sane
- * token (anything else is dropped, never reflected). `overheadMeasured` is false on runtimes whose clock stands still
- * during compute (see GatewayServices.clock).
+ * A fresh record with a gateway-made request id (a time-ordered UUIDv7, see timeOrderedRequestId); a client-sent
+ * `x-request-id` is kept beside it when it is a sane token (anything else is dropped, never reflected).
+ * `overheadMeasured` is false on runtimes whose clock stands still during compute (see GatewayServices.clock).
  */
 export function createRequestRecord(
   clientRequestId: string | null,
   startedAt: number,
   overheadMeasured = true,
 ): RequestRecord {
+  const startedAtWall = Date.now();
   return {
-    requestId: crypto.randomUUID(),
+    requestId: timeOrderedRequestId(startedAtWall),
     clientRequestId: clientRequestId !== null && requestIdPattern.test(clientRequestId) ? clientRequestId : null,
     startedAt,
     operation: undefined,
@@ -101,7 +103,7 @@ export function createRequestRecord(
     streamEndsRequest: false,
     ended: false,
     timingHeadersSent: false,
-    startedAtWall: Date.now(),
+    startedAtWall,
     auth: undefined,
     deployment: undefined,
     routedGroup: undefined,
