@@ -10,8 +10,9 @@ const largestMilliseconds = 2 ** 48 - 1;
  * then 74 random bits, the version (`7`) and the variant (`10`) in their places. The ledger's primary key is this id,
  * and a key that grows with time is inserted at the right edge of its B-tree: a batch of a hundred random (v4) ids
  * dirtied about a hundred index pages, which the embedded SQLite wrote to its write-ahead log on every commit (39 µs
- * of CPU per row against 6.7 µs with these ids, measured with node:sqlite on the bench machine), and which Postgres
- * pays the same way in full-page writes.
+ * of CPU per row against 6.7 µs with these ids, measured with node:sqlite on the bench machine). Postgres keeps the
+ * same index; there the random keys cost full-page writes once the index outgrows its buffers (not measured: at the
+ * bench's table size its CPU per row did not move).
  *
  * The random part is a v4 UUID's (`crypto.randomUUID`, which Node serves from a pool of random bytes), of which the
  * first 48 bits give way to the time; its version digit is replaced and its variant kept. Ids made in the same
