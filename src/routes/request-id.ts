@@ -1,5 +1,6 @@
-/** The hex of the last millisecond asked for, split as a UUID writes it: `xxxxxxxx-xxxx-`. */
+/** The last millisecond asked for (its id prefix is cached in {@link lastPrefix}). */
 let lastMilliseconds = -1;
+/** `xxxxxxxx-xxxx-7`: the 12 hex digits of {@link lastMilliseconds} split as a UUID writes them, then the version. */
 let lastPrefix = '';
 
 /** `0` to `ffffffffffff`: the 48 bits UUIDv7 keeps for the Unix time in milliseconds. */
