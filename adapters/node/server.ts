@@ -8,7 +8,7 @@ import { readDatabaseSetting } from '../shared/database-setting.ts';
 import { resolveMasterKey } from '../shared/resolve-master-key.ts';
 import { formatStartupFailure } from '../shared/startup-error.ts';
 import { boundHeapGrowth } from './heap-growth.ts';
-import { capYoungGeneration, semiSpaceCap } from './young-generation.ts';
+import { capYoungGeneration, scavengeOnOneThread, scavengesOnOneThread, semiSpaceCap } from './young-generation.ts';
 import { runClusterPrimary, type WorkerStartupFailedMessage } from './cluster-primary.ts';
 import { clusterInvalidationChannel, usageLedgerChannel } from './cluster-remote-services.ts';
 import { broadcastToWorkers, createClusterRpcClient, serveClusterRpc } from './cluster-rpc.ts';
@@ -68,7 +68,8 @@ async function main(): Promise<void> {
       process.kill(process.pid, 'SIGKILL');
     });
   }
-  const settings = readNodeServerSettings(process.env, availableParallelism());
+  const cpus = availableParallelism();
+  const settings = readNodeServerSettings(process.env, cpus);
   // TORII_LOG_LEVEL: an invalid value stops the start here, with one line naming it.
   const logging = openNodeLogging(process.env);
   // Before any load: TORII_HEAP_GROWING_PERCENT, when set, bounds the old generation's growth (see heap-growth.ts).
@@ -76,6 +77,10 @@ async function main(): Promise<void> {
   // And the young generation stays small, so no scavenge holds a request for long (see young-generation.ts).
   const semiSpaceMegabytes = semiSpaceCap(process.env, process.execArgv);
   if (semiSpaceMegabytes !== undefined) capYoungGeneration(semiSpaceMegabytes);
+  // With a CPU or less per process, scavenges run on the main thread alone (see young-generation.ts).
+  if (scavengesOnOneThread(process.env, process.execArgv, cpus, settings.workers)) {
+    scavengeOnOneThread();
+  }
   // TORII_DATABASE=off: a pure proxy with the master key only; no database, ledger, virtual keys or stored responses.
   const withDatabase = readDatabaseSetting(process.env) !== 'off';
   const clustered = settings.workers > 1;

@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { capYoungGeneration, defaultSemiSpaceMegabytes, semiSpaceCap } from './young-generation.ts';
+import {
+  capYoungGeneration,
+  defaultSemiSpaceMegabytes,
+  scavengeOnOneThread,
+  scavengesOnOneThread,
+  semiSpaceCap,
+} from './young-generation.ts';
 
 /**
  * A child process that keeps ~10,000 objects alive while it allocates (what makes V8 grow its young generation),
@@ -92,3 +98,64 @@ async function collectGarbageUntil(done: () => boolean, rounds = 10_000): Promis
   }
   return done();
 }
+
+/**
+ * A child process under `--trace-gc-nvp` that keeps ~100,000 objects alive while it allocates (survivors enough for V8
+ * to hand a scavenge to its helper threads), after `scavengeOnOneThread()` when `oneThread`; returns, per scavenge, the
+ * milliseconds its helper threads worked (`background.scavenge.parallel`).
+ */
+const scavengeHelperMilliseconds = (oneThread: boolean): number[] => {
+  const script = `
+    ${oneThread ? `const { scavengeOnOneThread } = await import(${JSON.stringify(new URL('./young-generation.ts', import.meta.url).href)}); scavengeOnOneThread();` : ''}
+    const kept = [];
+    for (let slice = 0; slice < 300; slice++) {
+      for (let index = 0; index < 5000; index++) {
+        kept.push({ index, label: 'item ' + index });
+        if (kept.length > 200000) kept.splice(0, 100000);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  `;
+  const trace = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return [...trace.matchAll(/gc=s .*?background\.scavenge\.parallel=([\d.]+)/g)].map((match) => Number(match[1]));
+};
+
+describe('scavengesOnOneThread', () => {
+  it('is on when each server process has a CPU or less, off when it has more', () => {
+    expect(scavengesOnOneThread({}, [], 1, 1)).toBe(true);
+    expect(scavengesOnOneThread({}, [], 4, 4)).toBe(true);
+    expect(scavengesOnOneThread({}, [], 2, 8)).toBe(true);
+    expect(scavengesOnOneThread({}, [], 4, 1)).toBe(false);
+    expect(scavengesOnOneThread({}, [], 4, 2)).toBe(false);
+  });
+
+  it("leaves V8's scavenge-thread flags to an operator who set one", () => {
+    expect(scavengesOnOneThread({}, ['--parallel-scavenge'], 1, 1)).toBe(false);
+    expect(scavengesOnOneThread({}, ['--no-parallel-scavenge'], 1, 1)).toBe(false);
+    expect(scavengesOnOneThread({ NODE_OPTIONS: '--max-old-space-size=512 --single-threaded-gc' }, [], 1, 1)).toBe(
+      false,
+    );
+    expect(scavengesOnOneThread({ NODE_OPTIONS: '--parallel-scavenges' }, [], 1, 1)).toBe(true);
+  });
+});
+
+describe('scavengeOnOneThread', () => {
+  it("sets V8's --no-parallel-scavenge", () => {
+    const set: string[] = [];
+    scavengeOnOneThread((flags) => set.push(flags));
+    expect(set).toEqual(['--no-parallel-scavenge']);
+  });
+
+  it("takes V8's helper threads out of scavenges from then on", () => {
+    // Without it V8 shares these scavenges with its helpers; with it, none of them gets helper time.
+    const shared = scavengeHelperMilliseconds(false);
+    expect(shared.length).toBeGreaterThan(3);
+    expect(shared.some((milliseconds) => milliseconds > 0)).toBe(true);
+    const alone = scavengeHelperMilliseconds(true);
+    expect(alone.length).toBeGreaterThan(3);
+    expect(alone.every((milliseconds) => milliseconds === 0)).toBe(true);
+  }, 60_000);
+});
