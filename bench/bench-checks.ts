@@ -1,6 +1,14 @@
-import type { ShapeName, TargetName } from './bench-plan.ts';
+import { quietStealPercent, type ShapeName, type TargetName } from './bench-plan.ts';
 import type { BenchRow, RoundResult } from './bench-report.ts';
-import { findRow, firstByteOverBase, keyPairRow, missedRate, pairedMedian, peakRssByShape } from './bench-report.ts';
+import {
+  findRow,
+  firstByteOverBase,
+  keyPairRow,
+  missedRate,
+  pairedMedian,
+  peakRssByShape,
+  quietRounds,
+} from './bench-report.ts';
 import { formatNumber, formatPercent, formatSigned } from './bench-tables.ts';
 
 /**
@@ -85,7 +93,9 @@ function ratioCheck(
 
 /**
  * A latency difference check: `pick(row) - pick(base)` at most `maximum` ms, judged on the median of the per-round
- * differences (the row medians' difference when the two share no round).
+ * differences (the row medians' difference when the two share no round). With `quiet`, on the rounds in which neither
+ * run had more than {@link quietStealPercent}% steal, when there are at least two of them; the detail lists every
+ * round's difference and steal either way.
  */
 function differenceCheck(
   name: string,
@@ -93,12 +103,15 @@ function differenceCheck(
   base: BenchRow | undefined,
   pick: (round: Pick<RoundResult, 'p50_ms' | 'p99_ms'>) => number,
   maximum: number,
+  quiet = false,
 ): AcceptanceCheck {
   if (row === undefined || base === undefined) {
     return { name, status: 'missing', detail: `not measured: ${row === undefined ? 'the shape' : 'the base'} row` };
   }
   const rowDelta = pick(row) - pick(base);
-  const paired = pairedMedian(row, base, pick, 'difference');
+  const quietOnes = quiet ? quietRounds([row.rounds, base.rounds], quietStealPercent) : [];
+  const judged = quietOnes.length >= 2 ? new Set(quietOnes) : undefined;
+  const paired = pairedMedian(row, base, pick, 'difference', judged);
   const delta = paired ?? rowDelta;
   const { errors, note } = errorsNote([row, base]);
   return {
@@ -106,10 +119,36 @@ function differenceCheck(
     status: verdict(delta <= maximum && errors === 0),
     detail:
       `${formatNumber(pick(row), 3)} vs ${formatNumber(pick(base), 3)} ms = ${formatSigned(rowDelta, 3)} ms` +
-      (paired === undefined ? '' : `; median of the per-round differences ${formatSigned(paired, 3)} ms`) +
+      (paired === undefined
+        ? ''
+        : judged === undefined
+          ? `; median of the per-round differences ${formatSigned(paired, 3)} ms`
+          : `; median of the differences in the ${judged.size} quiet rounds (steal <= ${quietStealPercent}%) ` +
+            `${formatSigned(paired, 3)} ms`) +
+      (quiet ? roundsNote(row, base, pick, quietOnes.length) : '') +
       saturationNote([row, base]) +
       note,
   };
+}
+
+/** Each round's difference with the larger steal of its two runs: `round 1 +0.4 ms (steal 0.3%)`. */
+function roundsNote(
+  row: BenchRow,
+  base: BenchRow,
+  pick: (round: Pick<RoundResult, 'p50_ms' | 'p99_ms'>) => number,
+  quietCount: number,
+): string {
+  const rounds = row.rounds.flatMap((round) => {
+    const other = base.rounds.find((candidate) => candidate.round === round.round);
+    if (other === undefined) return [];
+    const steal =
+      round.steal_percent === undefined || other.steal_percent === undefined
+        ? '-'
+        : `${formatNumber(Math.max(round.steal_percent, other.steal_percent), 1)}%`;
+    return [`round ${round.round} ${formatSigned(pick(round) - pick(other), 3)} ms (steal ${steal})`];
+  });
+  const fallback = quietCount >= 2 ? '' : ` (${quietCount} quiet: judged on every round)`;
+  return `; ${rounds.join(', ')}${fallback}`;
 }
 
 /**
@@ -200,6 +239,7 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
       row('floor', 'rate'),
       p99,
       t.productionP99DeltaMs,
+      true,
     ),
     keyPair === undefined
       ? differenceCheck(keyCheckName, row('production', 'c1'), row('production-master', 'c1'), p50, t.keyAddedP50Ms)
@@ -216,6 +256,7 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
       row('production', 'rate'),
       p99,
       t.embeddedP99DeltaMs,
+      true,
     ),
   ];
   const rss = peakRssByShape(rows);

@@ -8,10 +8,12 @@ import { scenarioOf, type Phase, type TargetName } from './bench-plan.ts';
 import {
   logTail,
   processTree,
+  readCpuTicks,
   readPeakRssBytes,
   readTreeTicks,
   resetPeakRss,
   spawnPinned,
+  stealPercent,
   ticksPerSecond,
 } from './bench-process.ts';
 import type { RunResult } from './bench-report.ts';
@@ -79,6 +81,7 @@ export async function measureRun(
   const countNetwork = target.name === 'production' && phase.kind === 'rate' && context.services !== undefined;
   const before = countNetwork ? await context.services!.readCounters() : undefined;
   const ticksBefore = readTreeTicks(processTree(target.managed.pid));
+  const cpusBefore = readCpuTicks([context.targetCpu, context.loadCpu]);
   let result: Omit<RunResult, 'round' | 'cpu_ms_per_request' | 'peakRssMb'>;
   let uncountedAtMost = 0;
   let unmeasuredRequests = 0;
@@ -180,6 +183,7 @@ export async function measureRun(
       ...(during === undefined ? {} : { load: during }),
     };
   }
+  const steal = stealPercent(cpusBefore, readCpuTicks([context.targetCpu, context.loadCpu]));
   const treeAfter = processTree(target.managed.pid);
   const ticks = readTreeTicks(treeAfter) - ticksBefore;
   const after = before === undefined ? undefined : await context.services!.readCounters();
@@ -191,6 +195,7 @@ export async function measureRun(
       cpu_ms_per_request:
         result.requests > 0 ? (ticks * (1_000 / ticksPerSecond)) / (result.requests + unmeasuredRequests) : null,
       peakRssMb: readPeakRssBytes(treeAfter) / (1_024 * 1_024),
+      steal_percent: steal,
     },
     ...(before !== undefined && after !== undefined
       ? { network: networkWindow(before, after, phase, result.requests) }

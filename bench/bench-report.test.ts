@@ -7,6 +7,7 @@ import {
   mergeRounds,
   pairedMedian,
   peakRssByShape,
+  quietRounds,
   roundRow,
   summarizeScenario,
   summaryDocument,
@@ -170,6 +171,43 @@ describe('evaluateAcceptance', () => {
     expect(check.detail).toBe('4000 vs 10000 rps = 40.0%; median of the per-round ratios 65.0%');
   });
 
+  it('judges p99 at the fixed rate on the quiet rounds (steal <= 1%) when there are two or more', () => {
+    // Rounds 2 and 4 ran while the hypervisor took 6-9% of a CPU: production's p99 +5 and +6 ms there, +0.5 and +0.7
+    // in the quiet ones. Every round's median (+2.85) fails; the quiet rounds' (+0.6) pass.
+    const rate = (target: TargetName, p99s: number[], steals: (number | undefined)[]): BenchRow =>
+      row(target, 'rate', {
+        rounds: p99s.map((p99, index) => ({
+          round: index + 1,
+          rps: 1_000,
+          p50_ms: 0.6,
+          p99_ms: p99,
+          cpu_ms_per_request: 0.4,
+          ...(steals[index] === undefined ? {} : { steal_percent: steals[index] }),
+        })),
+      });
+    const withRate = (floor: BenchRow, production: BenchRow): BenchRow[] =>
+      passingRun().map((candidate) =>
+        is('floor', 'rate')(candidate) ? floor : is('production', 'rate')(candidate) ? production : candidate,
+      );
+    const floor = rate('floor', [2, 8, 2, 9], [0.3, 6, 0.5, 9]);
+    const production = rate('production', [2.5, 13, 2.7, 15], [0.4, 7, 0.2, 8]);
+    const quiet = evaluateAcceptance(withRate(floor, production))[1]!;
+    expect(quiet.status).toBe('pass');
+    expect(quiet.detail).toContain('median of the differences in the 2 quiet rounds (steal <= 1%) +0.600 ms');
+    expect(quiet.detail).toContain('round 2 +5.000 ms (steal 7.0%)');
+    // One quiet round is too few: judged on every round, and it says so.
+    const noisy = evaluateAcceptance(withRate(floor, rate('production', [2.5, 13, 2.7, 15], [0.4, 7, 1.5, 8])))[1]!;
+    expect(noisy.status).toBe('fail');
+    expect(noisy.detail).toContain('median of the per-round differences +2.850 ms');
+    expect(noisy.detail).toContain('(1 quiet: judged on every round)');
+    // Runs without a steal reading (older results) are judged as before.
+    const unread = evaluateAcceptance(
+      withRate(rate('floor', [2, 2, 2], []), rate('production', [2.5, 2.5, 2.5], [])),
+    )[1]!;
+    expect(unread.status).toBe('pass');
+    expect(unread.detail).toContain('round 1 +0.500 ms (steal -)');
+  });
+
   it('judges time to first byte on the step-by-step pairs with the floor when the runs have them', () => {
     // The row medians say +0.5 ms (the floor's runs were on a fast minute); the pairs measured beside the floor in
     // each run say +0.04, +0.06, +0.3: median +0.06, over the 0.1 ms allowed only when the pairs say so.
@@ -286,6 +324,24 @@ describe('mergeRounds and pairedMedian', () => {
     expect(pairedMedian(shape, floor, (round) => round.rps, 'ratio')).toBeCloseTo((0.5 + 0.8) / 2, 9);
     expect(pairedMedian(shape, floor, (round) => round.p50_ms, 'difference')).toBeCloseTo(0.65, 9);
     expect(pairedMedian(shape, undefined, (round) => round.rps, 'ratio')).toBeUndefined();
+    // Only the listed rounds: round 3 alone.
+    expect(pairedMedian(shape, floor, (round) => round.rps, 'ratio', new Set([3]))).toBeCloseTo(0.8, 9);
+  });
+
+  it("keeps each round's steal, and finds the rounds where every run was quiet", () => {
+    const merged = mergeRounds(identity, [run(1, 100, 1, { steal_percent: 0.25 }), run(2, 100, 1)], null)!.row;
+    expect(merged.rounds.map((each) => each.steal_percent)).toEqual([0.25, undefined]);
+    expect(
+      roundRow({ ...merged, rounds: [{ ...merged.rounds[0]!, steal_percent: 0.123_456 }] }).rounds[0],
+    ).toMatchObject({
+      steal_percent: 0.12,
+    });
+    const floor = [1, 2, 3, 4].map((round) => ({ round, steal_percent: [0.2, 3, 0.9, 0.1][round - 1] }));
+    const production = [1, 2, 3, 4].map((round) => ({ round, steal_percent: [0.4, 0.3, 1, 1.01][round - 1] }));
+    // Round 2: the floor's run was disturbed; round 4: production's; a run without a reading is not quiet.
+    expect(quietRounds([floor, production], 1)).toEqual([1, 3]);
+    expect(quietRounds([floor, [{ round: 1 }]], 1)).toEqual([3, 4]);
+    expect(quietRounds([], 1)).toEqual([]);
   });
 });
 

@@ -23,6 +23,11 @@ export interface RoundResult {
    * paired); absent elsewhere.
    */
   paired_difference_p50_ms?: number;
+  /**
+   * The hypervisor's steal over the run, percent of the busier of the target's and the load's CPUs
+   * (`stealPercent`); absent where not read.
+   */
+  steal_percent?: number;
 }
 
 /**
@@ -144,6 +149,7 @@ export function mergeRounds(
       p99_ms: run.p99_ms,
       cpu_ms_per_request: run.cpu_ms_per_request,
       ...(run.paired_difference_p50_ms === undefined ? {} : { paired_difference_p50_ms: run.paired_difference_p50_ms }),
+      ...(run.steal_percent === undefined ? {} : { steal_percent: run.steal_percent }),
     })),
   };
   return { row, ...(middle.load === undefined ? {} : { load: middle.load }) };
@@ -179,16 +185,42 @@ export function pairedMedian(
   base: BenchRow | undefined,
   pick: (round: RoundResult) => number,
   how: 'difference' | 'ratio',
+  only?: ReadonlySet<number>,
 ): number | undefined {
   if (row === undefined || base === undefined) return undefined;
   const values: number[] = [];
   for (const round of row.rounds) {
+    if (only !== undefined && !only.has(round.round)) continue;
     const other = base.rounds.find((candidate) => candidate.round === round.round);
     if (other === undefined) continue;
     if (how === 'difference') values.push(pick(round) - pick(other));
     else if (pick(other) > 0) values.push(pick(round) / pick(other));
   }
   return values.length === 0 ? undefined : median(values);
+}
+
+/**
+ * The rounds in which every run of `runs` (each target's rounds; a round missing from a target does not count against
+ * it) had the hypervisor's steal at or under `percent`, in ascending order. A run without a steal reading is not
+ * quiet.
+ *
+ * @example
+ * quietRounds([floor.rounds, production.rounds], 1); // [1, 3]
+ */
+export function quietRounds(
+  runs: Iterable<readonly Pick<RoundResult, 'round' | 'steal_percent'>[]>,
+  percent: number,
+): number[] {
+  const quiet = new Map<number, boolean>();
+  for (const rounds of runs) {
+    for (const { round, steal_percent: steal } of rounds) {
+      quiet.set(round, (quiet.get(round) ?? true) && steal !== undefined && steal <= percent);
+    }
+  }
+  return [...quiet]
+    .filter(([, isQuiet]) => isQuiet)
+    .map(([round]) => round)
+    .sort((left, right) => left - right);
 }
 
 /**
@@ -422,6 +454,7 @@ export function roundRow(row: BenchRow): BenchRow {
       p50_ms: round(each.p50_ms, 3),
       p99_ms: round(each.p99_ms, 3),
       cpu_ms_per_request: nullable(each.cpu_ms_per_request, 4),
+      ...(each.steal_percent === undefined ? {} : { steal_percent: round(each.steal_percent, 2) }),
     })),
   };
 }

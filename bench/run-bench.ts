@@ -18,6 +18,7 @@ import {
   measurementPlan,
   plannedSeconds,
   processOf,
+  quietStealPercent,
   readSettings,
   roundOrder,
   shapeNames,
@@ -31,6 +32,7 @@ import {
   crossChecks,
   mergeRounds,
   peakRssByShape,
+  quietRounds,
   roundRow,
   summarizeScenario,
   summaryDocument,
@@ -249,7 +251,13 @@ async function main(): Promise<number> {
       continue;
     }
     const runs = new Map<TargetName, RunResult[]>();
-    for (let round = 0; round < phase.rounds; round++) {
+    for (let round = 0; round < phase.rounds + (phase.extraRounds ?? 0); round++) {
+      if (round >= phase.rounds) {
+        // Extra rounds while the hypervisor disturbed too many (see quietStealPercent).
+        const quiet = quietRounds(runs.values(), quietStealPercent).length;
+        if (quiet >= phase.rounds) break;
+        log(`${label}: ${quiet} of ${round} rounds quiet (steal <= ${quietStealPercent}%), one more`);
+      }
       const order = [...(round === 0 ? (phase.once ?? []) : []), ...roundOrder(phase, round)];
       for (const name of order) {
         const target = live.get(name);
@@ -270,7 +278,8 @@ async function main(): Promise<number> {
           const { run } = measured;
           log(
             `${runLabel}: ${run.rps.toFixed(0)} rps, p50 ${run.p50_ms.toFixed(3)} ms, p99 ${run.p99_ms.toFixed(3)} ms, ` +
-              `${run.errors} errors${measured.errorDetail}, ${run.cpu_ms_per_request?.toFixed(3) ?? '-'} CPU ms/request` +
+              `${run.errors} errors${measured.errorDetail}, ${run.cpu_ms_per_request?.toFixed(3) ?? '-'} CPU ms/request, ` +
+              `steal ${run.steal_percent?.toFixed(1) ?? '-'}%` +
               (run.load === undefined
                 ? ''
                 : ` (wrk ${run.load.wrkPercent.toFixed(0)}%, target ${run.load.targetPercent.toFixed(0)}%)`),
