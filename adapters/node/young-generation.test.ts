@@ -16,20 +16,36 @@ import {
 const allocator = (cap: number | undefined): string => `
   import { PerformanceObserver } from 'node:perf_hooks';
   import { getHeapSpaceStatistics } from 'node:v8';
-  ${cap === undefined ? '' : `const { capYoungGeneration } = await import(${JSON.stringify(new URL('./young-generation.ts', import.meta.url).href)}); capYoungGeneration(${cap});`}
+  ${cap === undefined ? '' : callingModule(`capYoungGeneration(${cap})`)}
   const newSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
   let largest = 0;
   new PerformanceObserver(() => { largest = Math.max(largest, newSpace()); }).observe({ entryTypes: ['gc'] });
-  const kept = [];
-  for (let slice = 0; slice < 1500; slice++) {
-    for (let index = 0; index < 2000; index++) {
-      kept.push({ index, label: 'item ' + index });
-      if (kept.length > 20000) kept.splice(0, 10000);
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  ${allocationLoop(1500, 2000, 10_000)}
   process.stdout.write(String(largest / 1024 / 1024));
 `;
+
+/** Child source that imports this module and makes one call of it (`capYoungGeneration(2)`). */
+function callingModule(call: string): string {
+  const name = call.slice(0, call.indexOf('('));
+  return `const { ${name} } = await import(${JSON.stringify(new URL('./young-generation.ts', import.meta.url).href)}); ${call};`;
+}
+
+/**
+ * Child source that allocates `slices` x `perSlice` small objects, keeping the last `keep` to `2 x keep` of them alive,
+ * and yields to the event loop between slices as a server does.
+ */
+function allocationLoop(slices: number, perSlice: number, keep: number): string {
+  return `
+    const kept = [];
+    for (let slice = 0; slice < ${slices}; slice++) {
+      for (let index = 0; index < ${perSlice}; index++) {
+        kept.push({ index, label: 'item ' + index });
+        if (kept.length > ${2 * keep}) kept.splice(0, ${keep});
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  `;
+}
 
 const largestYoungGeneration = (cap: number | undefined): number =>
   Number(execFileSync(process.execPath, ['--input-type=module', '-e', allocator(cap)], { encoding: 'utf8' }));
@@ -105,17 +121,7 @@ async function collectGarbageUntil(done: () => boolean, rounds = 10_000): Promis
  * milliseconds its helper threads worked (`background.scavenge.parallel`).
  */
 const scavengeHelperMilliseconds = (oneThread: boolean): number[] => {
-  const script = `
-    ${oneThread ? `const { scavengeOnOneThread } = await import(${JSON.stringify(new URL('./young-generation.ts', import.meta.url).href)}); scavengeOnOneThread();` : ''}
-    const kept = [];
-    for (let slice = 0; slice < 300; slice++) {
-      for (let index = 0; index < 5000; index++) {
-        kept.push({ index, label: 'item ' + index });
-        if (kept.length > 200000) kept.splice(0, 100000);
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  `;
+  const script = `${oneThread ? callingModule('scavengeOnOneThread()') : ''}\n${allocationLoop(300, 5000, 100_000)}`;
   const trace = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
