@@ -455,8 +455,8 @@ export function readCpuTicks(cpus: number[]): Map<number, CpuTicks> {
 
 /**
  * The share of the time between two {@link readCpuTicks} readings that the hypervisor gave another guest, in percent:
- * the larger of the CPUs' shares (a virtual machine's p99 follows it: the same build's p99 at a fixed rate moved
- * from 2 to 30 ms between 10-s runs as it went from 0.3% to 6-12%). 0 when no time passed.
+ * the larger of the CPUs' shares (a virtual machine's p99 follows it; see `quietStealPercent` in bench-plan.ts). 0 when
+ * no time passed.
  *
  * @example
  * const before = readCpuTicks([0, 1]);

@@ -261,7 +261,7 @@ async function main(): Promise<number> {
       const order = [...(round === 0 ? (phase.once ?? []) : []), ...roundOrder(phase, round)];
       for (const name of order) {
         const target = live.get(name);
-        const runLabel = `${name.padEnd(17)} ${label}${phase.rounds > 1 ? ` (round ${round + 1}/${phase.rounds})` : ''}`;
+        const runLabel = `${name.padEnd(17)} ${label}${phase.rounds > 1 ? ` (round ${round + 1}/${phase.rounds}${round >= phase.rounds ? ', extra' : ''})` : ''}`;
         if (target === undefined) continue;
         if (target.managed.hasExited()) {
           problems.push(`${runLabel}: skipped, ${processOf(name)} has exited`);
