@@ -305,7 +305,9 @@ const nativePaths: Partial<Record<ClientDialectId, string>> = {
 
 /**
  * Builds the pass-through request for a body already in OpenAI's own dialect (the gateway core has set the upstream
- * model and, for streams, `stream_options.include_usage`): the same body, this deployment's URL and credentials.
+ * model and, for streams, `stream_options.include_usage`): the same body, this deployment's URL and credentials. The
+ * body goes as the client's own text when the core hands it over (`bodyText`: it says exactly what `body` says), so
+ * it is not serialised a second time; OpenAI-dialect clients send no protocol headers to forward.
  *
  * @example
  * const upstream = buildOpenAICompatibleNativeRequest('openai-chat', { model: 'gpt-4o-mini', messages }, target);
@@ -315,6 +317,8 @@ export function buildOpenAICompatibleNativeRequest(
   dialect: ClientDialectId,
   body: Record<string, unknown>,
   target: UpstreamTarget,
+  _clientHeaders?: Readonly<Record<string, string>>,
+  bodyText?: string,
 ): UpstreamRequest {
   const path = nativePaths[dialect];
   if (path === undefined) throw new Error(`openai-compatible cannot pass through ${dialect}`);
@@ -322,6 +326,6 @@ export function buildOpenAICompatibleNativeRequest(
     url: endpoint(target, path),
     method: 'POST',
     headers: openAICompatibleHeaders(target),
-    body: JSON.stringify(body),
+    body: bodyText ?? JSON.stringify(body),
   };
 }

@@ -102,13 +102,16 @@ export interface ProviderTranslator {
    * core has made its edits (upstream model name, `stream_options.include_usage`); the translator adds the URL,
    * credentials and headers. `clientHeaders` are the protocol headers the client sent that the dialect forwards
    * (`anthropic-version`, `anthropic-beta`); the config's headers still win over them. Required when `nativeDialects`
-   * is not empty. May be async (a token fetch); the pipeline awaits only a promise.
+   * is not empty. May be async (a token fetch); the pipeline awaits only a promise. `bodyText`, when given, is the
+   * client's own text and says exactly what `body` says (see ClientDialect.nativeText): a translator that sends
+   * `body` unchanged sends it instead of serialising `body` again; one that edits `body` ignores it.
    */
   buildNativeRequest?(
     dialect: ClientDialectId,
     body: Record<string, unknown>,
     target: UpstreamTarget,
     clientHeaders?: Readonly<Record<string, string>>,
+    bodyText?: string,
   ): UpstreamRequest | Promise<UpstreamRequest>;
   /** Builds the upstream chat request. May be async (request signing). Throws a 400 GatewayError for requests the upstream cannot express. */
   buildChatRequest(request: CanonicalChatRequest, target: UpstreamTarget): UpstreamRequest | Promise<UpstreamRequest>;

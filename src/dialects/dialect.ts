@@ -83,6 +83,17 @@ export interface ClientDialect<Request, Canonical, Answer> {
   readonly forwardedHeaders?: readonly string[];
   /** The body for a same-dialect upstream: the client's body with the gateway's edits (model name, usage request). */
   nativeBody(request: Request, body: Record<string, unknown>, target: UpstreamTarget): Record<string, unknown>;
+  /**
+   * The client's own JSON text, sent instead of `nativeBody` serialised again when both say the same: the body needs
+   * no edit for `target`, and no key the gateway reads could read differently to another parser (see
+   * verbatim-native-text.ts). Undefined otherwise; dialects without it always serialise.
+   */
+  nativeText?(
+    request: Request,
+    body: Record<string, unknown>,
+    text: string,
+    target: UpstreamTarget,
+  ): string | undefined;
   /** Checks a same-dialect answer before its bytes are relayed unchanged, and reads its usage. */
   checkNativeAnswer(text: string): NativeAnswerCheck;
   /** The usage tap of a same-dialect stream: events pass through; usage, errors and a missing end are watched. */
