@@ -24,17 +24,21 @@ function incomingHeaders(incoming: IncomingMessage): HeaderReader {
  * the limit, else as soon as more than the limit arrived; decoded as a fetch Request's `text()` decodes (UTF-8, a
  * leading byte order mark dropped, invalid bytes replaced). A client that goes away first rejects it.
  */
-function readIncomingText(incoming: IncomingMessage, limit: number, body: { whole: boolean }): Promise<string> {
+function readIncomingText(
+  incoming: IncomingMessage,
+  limit: number,
+  body: { whole: boolean },
+): string | Promise<string> {
   const declared = incoming.headers['content-length'];
   if (declared !== undefined) {
     const length = Number(declared);
-    if (length > limit) return Promise.reject(requestTooLarge(limit));
+    if (length > limit) throw requestTooLarge(limit);
     // The usual case: the whole body came with the headers and Node's parser has buffered it by the time the route
-    // reads it (its end is signalled a turn later). It is taken at once, without stream events.
+    // reads it (its end is signalled a turn later). It is taken at once, without stream events or a promise.
     if (incoming.readableLength === length && !incoming.readableDidRead) {
       const buffered = incoming.read() as Buffer | null;
       body.whole = true;
-      return Promise.resolve(buffered === null ? '' : textDecoder.decode(buffered));
+      return buffered === null ? '' : textDecoder.decode(buffered);
     }
   }
   return new Promise((resolve, reject) => {

@@ -21,7 +21,7 @@ import {
 } from './gateway-responses.ts';
 import type { ModelOperation } from './model-operation.ts';
 import { fetchRequestSource, type ModelRequestSource } from './model-request-source.ts';
-import { readJsonObject } from './read-json-body.ts';
+import { readJsonObject, type MeasuredBody } from './read-json-body.ts';
 import { admitRequest, estimateTokensFromText, finishRequest } from './request-accounting.ts';
 import type { RequestRecord } from './request-record.ts';
 import { resolveModelGroup } from './resolve-route.ts';
@@ -68,9 +68,13 @@ export async function runModelRequest<Request, Canonical, Answer>(
   record.operation = operation.id;
   record.clientApi = dialect.id;
   record.errorDialect = dialect.errorDialect;
-  const auth = await authenticateRequest(dependencies, source, record);
-  const measured = { textLength: 0 };
-  const body = await readJsonObject(source.readText, dependencies, measured);
+  // Both are usually ready at once (a cached key, a body that came with the headers): awaited only when they are not,
+  // since every await costs a microtask and a suspension of this function.
+  const authenticated = authenticateRequest(dependencies, source, record);
+  const auth = authenticated instanceof Promise ? await authenticated : authenticated;
+  const measured: MeasuredBody = { textLength: 0 };
+  const read = readJsonObject(source.readText, dependencies, measured);
+  const body = read instanceof Promise ? await read : read;
   const request = dialect.parseRequest(body);
   const summary = dialect.summarize(request);
   record.stream = summary.stream;
@@ -112,7 +116,7 @@ export async function runModelRequest<Request, Canonical, Answer>(
       forwardedHeaders,
     };
     if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
-      return passThrough(routed, dialect, body);
+      return passThrough(routed, dialect, body, measured.text);
     return translate(routed, dialect, operation);
   });
 }
@@ -151,12 +155,14 @@ async function passThrough<Request, Canonical, Answer>(
   routed: RoutedRequest<Request>,
   dialect: ClientDialect<Request, Canonical, Answer>,
   body: Record<string, unknown>,
+  clientText: string | undefined,
 ): Promise<ModelReply> {
   const { dependencies, record, deployment, request } = routed;
   const { translator, target } = deployment;
   // resolveModelGroups admits native dialects only for translators that build native requests.
   const upstreamBody = dialect.nativeBody(request, body, target);
-  const built = translator.buildNativeRequest!(dialect.id, upstreamBody, target, routed.forwardedHeaders);
+  const upstreamText = clientText === undefined ? undefined : dialect.nativeText?.(request, body, clientText, target);
+  const built = translator.buildNativeRequest!(dialect.id, upstreamBody, target, routed.forwardedHeaders, upstreamText);
   // Awaited only when the translator needs to (a token fetch): the common synchronous build costs no microtask.
   const upstreamRequest = built instanceof Promise ? await built : built;
   const response = await callDeployment(dependencies, deployment, upstreamRequest, routed.clientSignal, record);
@@ -193,7 +199,8 @@ async function passThrough<Request, Canonical, Answer>(
     throw invalidUpstreamAnswer(target.providerName, `${check.reason}${upstreamMessage}`);
   }
   record.usage = check.usage;
-  await settleAnswer(routed, true, text);
+  // Awaited only with a lifecycle that settles (stored responses): an await costs a microtask on every request.
+  if (routed.lifecycle?.settle !== undefined) await settleAnswer(routed, true, text);
   return jsonReply(dependencies, record, text);
 }
 

@@ -16,9 +16,9 @@ export interface ModelRequestSource {
   /**
    * The whole body as text. Throws the 413 GatewayError of {@link requestTooLarge} when it is longer than
    * `limitBytes` (at once when the declared length says so, else as soon as more arrived), and any other error
-   * when the body could not be read.
+   * when the body could not be read. A reader that has the whole text at once may return it as it is (no promise).
    */
-  readText(limitBytes: number): Promise<string>;
+  readText(limitBytes: number): string | Promise<string>;
 }
 
 /**
