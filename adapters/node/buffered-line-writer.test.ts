@@ -5,8 +5,8 @@ import { createBufferedLineWriter } from './buffered-line-writer.ts';
 function recordingSinks() {
   const writes = { stdout: [] as string[], stderr: [] as string[] };
   let wrote: (() => void) | undefined;
-  const record = (name: 'stdout' | 'stderr') => (text: string) => {
-    writes[name].push(text);
+  const record = (name: 'stdout' | 'stderr') => (chunk: Uint8Array | string) => {
+    writes[name].push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
     wrote?.();
   };
   return {
@@ -59,5 +59,19 @@ describe('the buffered line writer', () => {
     writer.write('{"last":true}', 'error');
     writer.flush();
     expect(writes.stderr).toEqual(['{"last":true}\n']);
+  });
+
+  it('counts bytes, not characters, at the bound, and never changes a chunk it handed over', () => {
+    const kept: Uint8Array[] = [];
+    const sink = { write: (chunk: Uint8Array | string) => void kept.push(chunk as Uint8Array) };
+    const writer = createBufferedLineWriter({ stdout: sink, stderr: sink }, 50, { stdout: 100, stderr: 100 });
+    const line = 'é'.repeat(30); // 60 bytes, 30 characters
+    writer.write(line, 'info');
+    writer.write(line, 'info'); // 61 + 61 bytes do not fit in 100
+    writer.write('x'.repeat(10), 'info');
+    writer.flush();
+    const texts = kept.map((chunk) => Buffer.from(chunk).toString());
+    expect(texts).toEqual([`${line}\n`, `${line}\n${'x'.repeat(10)}\n`]);
+    for (const chunk of kept) expect(chunk.byteLength).toBeLessThanOrEqual(100);
   });
 });
