@@ -18,10 +18,13 @@ const asciiEscape = /\\u00[0-7][0-9a-f]/i;
  * sendsAsParsed('{"model":"a","model":"b"}', ['model']); // false
  */
 export function sendsAsParsed(text: string, keys: readonly string[]): boolean {
-  if (asciiEscape.test(text)) return false;
+  // Forward scans only. Over the bench's 1 KB body on Node 24, `includes` and `indexOf` took 10-50 ns each, the
+  // regular expression ~300 ns, and `lastIndexOf` (a backward search) ~700 ns, more than the serialisation saved.
+  if (text.includes('\\u00') && asciiEscape.test(text)) return false;
   for (const key of keys) {
     const quoted = `"${key}"`;
-    if (text.indexOf(quoted) !== text.lastIndexOf(quoted)) return false;
+    const first = text.indexOf(quoted);
+    if (first >= 0 && text.indexOf(quoted, first + quoted.length) >= 0) return false;
   }
   return true;
 }
