@@ -75,6 +75,8 @@ export async function runModelRequest<Request, Canonical, Answer>(
   const measured: MeasuredBody = { textLength: 0 };
   const read = readJsonObject(source.readText, dependencies, measured);
   const body = read instanceof Promise ? await read : read;
+  // The text is kept for the upstream call only where the dialect may send it as it is (see ClientDialect.nativeText).
+  const clientText = dialect.nativeText === undefined ? undefined : measured.text;
   const request = dialect.parseRequest(body);
   const summary = dialect.summarize(request);
   record.stream = summary.stream;
@@ -116,7 +118,7 @@ export async function runModelRequest<Request, Canonical, Answer>(
       forwardedHeaders,
     };
     if (deployment.nativeDialects.has(dialect.id) && choice?.translate !== true)
-      return passThrough(routed, dialect, body, measured.text);
+      return passThrough(routed, dialect, body, clientText);
     return translate(routed, dialect, operation);
   });
 }
