@@ -39,7 +39,7 @@ export function createCountTokensHandler(dependencies: RouteDependencies) {
     record.errorDialect = 'anthropic';
     const raw = c.req.raw;
     const auth = await authenticateRequest(dependencies, raw, record);
-    const body = await readJsonObjectBody(raw, dependencies, { textLength: 0 });
+    const body = await readJsonObjectBody(raw, dependencies);
     const request = validateAnthropicCountTokensRequest(body);
     const group = resolveModelGroup(dependencies, auth, request.model, 'chat', record);
     const admitted = admitRequest(dependencies, auth, record, 0);

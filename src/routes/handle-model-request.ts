@@ -72,7 +72,7 @@ export async function runModelRequest<Request, Canonical, Answer>(
   // since every await costs a microtask and a suspension of this function.
   const authenticated = authenticateRequest(dependencies, source, record);
   const auth = authenticated instanceof Promise ? await authenticated : authenticated;
-  const measured: MeasuredBody = { textLength: 0 };
+  const measured: MeasuredBody = {};
   const read = readJsonObject(source.readText, dependencies, measured);
   const body = read instanceof Promise ? await read : read;
   // The text is kept for the upstream call only where the dialect may send it as it is (see ClientDialect.nativeText).
@@ -80,7 +80,7 @@ export async function runModelRequest<Request, Canonical, Answer>(
   const request = dialect.parseRequest(body);
   const summary = dialect.summarize(request);
   record.stream = summary.stream;
-  record.estimatedInputTokens = estimateTokensFromText(measured.textLength);
+  record.estimatedInputTokens = estimateTokensFromText(measured.text?.length ?? 0);
   const choice =
     lifecycle?.beforeRoute === undefined
       ? undefined
@@ -162,8 +162,9 @@ async function passThrough<Request, Canonical, Answer>(
   const { dependencies, record, deployment, request } = routed;
   const { translator, target } = deployment;
   // resolveModelGroups admits native dialects only for translators that build native requests.
-  const upstreamBody = dialect.nativeBody(request, body, target);
   const upstreamText = clientText === undefined ? undefined : dialect.nativeText?.(request, body, clientText, target);
+  // The text is only given when the body needs no edit: the body then is the native body as it is.
+  const upstreamBody = upstreamText === undefined ? dialect.nativeBody(request, body, target) : body;
   const built = translator.buildNativeRequest!(dialect.id, upstreamBody, target, routed.forwardedHeaders, upstreamText);
   // Awaited only when the translator needs to (a token fetch): the common synchronous build costs no microtask.
   const upstreamRequest = built instanceof Promise ? await built : built;

@@ -11,9 +11,8 @@ export interface RequestBodyLimits {
   jsonLimits?: JsonLimits;
 }
 
-/** What a read body measured: its length in UTF-16 units (the token estimate's input) and its text. */
+/** What reading a body leaves besides the parsed object: its text (its length is the token estimate's input). */
 export interface MeasuredBody {
-  textLength: number;
   text?: string;
 }
 
@@ -49,9 +48,9 @@ export function readJsonObject(
   } catch (error) {
     throw readFailure(error);
   }
-  if (typeof read === 'string') return parseBodyText(read, limits, measured);
+  if (typeof read === 'string') return parseBodyText(read, limit, limits, measured);
   return read.then(
-    (text) => parseBodyText(text, limits, measured),
+    (text) => parseBodyText(text, limit, limits, measured),
     (error: unknown) => {
       throw readFailure(error);
     },
@@ -67,16 +66,13 @@ function readFailure(error: unknown): GatewayError {
 /** The checks and the parse of {@link readJsonObject}, once the text is read. */
 function parseBodyText(
   text: string,
+  limit: number,
   limits: number | RequestBodyLimits,
   measured: MeasuredBody | undefined,
 ): Record<string, unknown> {
-  const limit = typeof limits === 'number' ? limits : limits.bodyLimitBytes;
   const jsonLimits = (typeof limits === 'number' ? undefined : limits.jsonLimits) ?? defaultJsonLimits;
   if (text.length > limit) throw requestTooLarge(limit);
-  if (measured !== undefined) {
-    measured.textLength = text.length;
-    measured.text = text;
-  }
+  if (measured !== undefined) measured.text = text;
   if (text.trim().length === 0)
     throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json');
   const violation = findJsonLimitViolation(text, jsonLimits);
