@@ -99,15 +99,23 @@ describe('torii as a library with accounting, mounted in another Hono app (Postg
       expect((await chat(key, requestId)).choices[0]?.message.content).toBe(expectedText);
     }
     // The key's limit holds: a 4th request in the minute is refused the way OpenAI refuses it.
-    const refused = await chat(key, `library-${crypto.randomUUID()}-refused`).catch((error: unknown) => error);
+    const refusedId = `${prefix}-refused`;
+    const refused = await chat(key, refusedId).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RateLimitError);
     expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
-    // The queue writes within its 1 s batch delay.
+    // The queue writes within its 1 s batch delay; the refused request's row may come in a later batch than the others,
+    // and the report below counts it, so the wait is for all four rows.
     await expect
-      .poll(async () => (await ledger(requestIds)).map((row) => [row.request_id, row.key_id, row.status]), {
-        timeout: 5_000,
-      })
-      .toEqual(requestIds.map((requestId) => [requestId, created.body.id, 200]));
+      .poll(
+        async () => (await ledger([...requestIds, refusedId])).map((row) => [row.request_id, row.key_id, row.status]),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toEqual([
+        ...requestIds.map((requestId) => [requestId, created.body.id, 200]),
+        [refusedId, created.body.id, 429],
+      ]);
     const report = await admin('GET', `/usage?key_id=${String(created.body.id)}&group_by=model_group`);
     expect(report.body.data).toEqual([expect.objectContaining({ model_group: 'fast', requests: 4 })]);
   });
