@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { createSqliteEngine, type SqliteFailure } from './sqlite-engine.ts';
+import { lowerThreadPriority } from './thread-priority.ts';
 import { closedSqliteError, SqliteError, type SqliteExecutor, type SqliteExecutorFactory } from './sqlite-executor.ts';
 
 /** A request to the thread. */
@@ -17,7 +18,7 @@ type ThreadAnswer = { id: number; ok: true; result: unknown } | { id: number; ok
  * answers `ready` (id 0), then runs each request in the order it arrives and answers it; `close` closes the database
  * and lets the thread end.
  */
-function sqliteThreadMain(engineFactory: typeof createSqliteEngine): void {
+function sqliteThreadMain(engineFactory: typeof createSqliteEngine, lowerPriority: typeof lowerThreadPriority): void {
   const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const port = parentPort!;
@@ -26,19 +27,7 @@ function sqliteThreadMain(engineFactory: typeof createSqliteEngine): void {
     settings: Parameters<typeof engineFactory>[2];
     niceness: number;
   };
-  // Linux: this thread alone (a thread id given to setpriority) yields to the thread that serves requests when they
-  // share a core. Relative to the process's own niceness, at most 19; anywhere else, or refused, nothing changes.
-  // Not on Deno: its os.setPriority needs --allow-sys, and asking for it would prompt in a terminal.
-  if (niceness > 0 && !('Deno' in globalThis)) {
-    try {
-      const threadId = Number(process.getBuiltinModule('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-      const os = process.getBuiltinModule('node:os');
-      if (Number.isInteger(threadId) && threadId > 0)
-        os.setPriority(threadId, Math.min(19, os.getPriority(threadId) + niceness));
-    } catch {
-      // No /proc (macOS, Windows) or no permission: the thread runs at the process's priority.
-    }
-  }
+  lowerPriority(niceness);
   const failureOf = (error: unknown) => {
     const { message } = (error ?? {}) as { message?: unknown };
     return { message: typeof message === 'string' ? message : String(error), code: 'SQLITE_CANTOPEN' };
@@ -67,8 +56,8 @@ function sqliteThreadMain(engineFactory: typeof createSqliteEngine): void {
   });
 }
 
-/** The worker's source: the engine's and the program's text, joined. */
-const threadSource = `'use strict';\nconst createSqliteEngine = ${createSqliteEngine.toString()};\n(${sqliteThreadMain.toString()})(createSqliteEngine);\n`;
+/** The worker's source: the engine's, the priority helper's and the program's text, joined. */
+const threadSource = `'use strict';\nconst createSqliteEngine = ${createSqliteEngine.toString()};\nconst lowerThreadPriority = ${lowerThreadPriority.toString()};\n(${sqliteThreadMain.toString()})(createSqliteEngine, lowerThreadPriority);\n`;
 
 /** Options of {@link openSqliteWorkerThreadExecutor}. */
 export interface SqliteWorkerThreadOptions {

@@ -100,10 +100,17 @@ const selectList = usageColumns
     return convert === undefined ? value : convert.replace('value', value);
   })
   .join(', ');
-const insertHead = sql.raw(
-  `insert into "usage_events" (${columnList}) select ${selectList} from jsonb_array_elements(`,
-);
-const insertTail = sql.raw(`::jsonb) as events(event) on conflict ("request_id") do nothing`);
+const insertHeadText = `insert into "usage_events" (${columnList}) select ${selectList} from jsonb_array_elements(`;
+const insertTailText = `::jsonb) as events(event) on conflict ("request_id") do nothing`;
+const insertHead = sql.raw(insertHeadText);
+const insertTail = sql.raw(insertTailText);
+
+/**
+ * The ledger's insert as SQL text with one parameter, `$1`: the batch's JSON array of rows ({@link usageBatchJson}).
+ * For a driver that runs it without Drizzle (the Node server's usage thread); {@link createDrizzleUsageSink} runs the
+ * same statement.
+ */
+export const usageInsertStatement = `${insertHeadText}$1${insertTailText}`;
 
 /** A `\u0000` escape (after an even number of backslashes: an escape, not escaped text) in JSON text. */
 const nulEscape = /(?<!\\)((?:\\\\)*)\\u0000/g;
@@ -116,7 +123,7 @@ const nulEscape = /(?<!\\)((?:\\\\)*)\\u0000/g;
  * the configuration and the key store, so this is defence, not a path a client has) it becomes U+FFFD rather than
  * failing every retry of the batch.
  */
-async function batchJson(events: readonly UsageEvent[], turns: UsageSinkTurnOptions): Promise<string> {
+export async function usageBatchJson(events: readonly UsageEvent[], turns: UsageSinkTurnOptions = {}): Promise<string> {
   const parts: string[] = [];
   await forEachSliceOfEvents(events, turns, (slice) => {
     const rows: unknown[][] = [];
@@ -164,11 +171,28 @@ async function batchJson(events: readonly UsageEvent[], turns: UsageSinkTurnOpti
  * ```
  */
 export function createDrizzleUsageSink(db: ToriiDatabase, turns: UsageSinkTurnOptions = {}): UsageSink {
+  return createPostgresJsonUsageSink((json) => db.execute(sql`${insertHead}${json}${insertTail}`), turns);
+}
+
+/**
+ * The {@link UsageSink} of {@link createDrizzleUsageSink} over any way to run {@link usageInsertStatement}: `insert`
+ * gets the batch's JSON ({@link usageBatchJson}, encoded here a slice per turn) as the statement's `$1` and settles
+ * when the statement has committed or failed.
+ *
+ * @example
+ * ```ts
+ * const sink = createPostgresJsonUsageSink((json) => client.unsafe(usageInsertStatement, [json]));
+ * await sink.write(events);
+ * ```
+ */
+export function createPostgresJsonUsageSink(
+  insert: (batchJson: string) => Promise<unknown>,
+  turns: UsageSinkTurnOptions = {},
+): UsageSink {
   return {
     async write(events) {
       if (events.length === 0) return;
-      const json = await batchJson(events, turns);
-      await db.execute(sql`${insertHead}${json}${insertTail}`);
+      await insert(await usageBatchJson(events, turns));
     },
   };
 }
