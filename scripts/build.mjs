@@ -19,7 +19,11 @@ const requireShim =
   "import { createRequire as __toriiCreateRequire } from 'node:module'; const require = __toriiCreateRequire(import.meta.url);";
 
 await build({
-  entryPoints: { server: 'adapters/node/server.ts' },
+  // The usage thread's program is an entry of its own, beside server.js (adapters/node/postgres-usage-thread.ts).
+  entryPoints: {
+    server: 'adapters/node/server.ts',
+    'postgres-usage-thread-main': 'adapters/node/postgres-usage-thread-main.ts',
+  },
   outdir: 'dist',
   bundle: true,
   // What is loaded only when a setting asks for it (the Postgres and PGlite drivers) stays in chunks of its own, so a

@@ -37,6 +37,8 @@ import { createClusterCircuitBus, createRedisCircuitBus, type RedisCircuitBus } 
 import type { CircuitBus } from '../../src/routing/circuit-bus.ts';
 import { createRedisKeyValueCache } from './redis-key-value-cache.ts';
 import { createRedisLimitStore } from './redis-limit-store.ts';
+import { openPostgresUsageThread } from './postgres-usage-thread.ts';
+import { usageInsertStatement } from '../../src/db/drizzle-usage-sink.ts';
 
 /**
  * Where a Node process keeps keys, limits, usage and the Responses API's stored responses, by role:
@@ -134,15 +136,33 @@ function checkRedisUrl(url: string): void {
     throw new StartupError('REDIS_URL', `must be a redis:// or rediss:// URL, got a ${parsed.protocol}// URL`);
 }
 
+/** How a process that owns the ledger writes it. */
+export interface LedgerOwnerOptions {
+  /**
+   * The usage thread's program (postgres-usage-thread-main.ts, built as `dist/postgres-usage-thread-main.js`): with
+   * `DATABASE_URL`, the ledger's inserts run on a worker thread of their own (postgres-usage-thread.ts). Without it,
+   * on the request thread's pool.
+   */
+  usageThreadFile?: URL;
+}
+
 /** The database-owning stores of a single process or a cluster primary, and the monitor of their ledger. */
 async function openLedgerOwner(
   settings: DataPlaneSettings,
   environment: NodeJS.ProcessEnv,
   logger: GatewayLogger,
+  options: LedgerOwnerOptions,
 ): Promise<{ owner: DatabaseAccountingStores; ledger: UsageLedgerMonitor }> {
+  const threadFile = options.usageThreadFile;
   const owner = await openDatabaseAccountingStores({
     environment,
     dataDirectory: settings.dataDirectory,
+    ...(threadFile === undefined
+      ? {}
+      : {
+          postgresUsageWriter: (url: string) =>
+            openPostgresUsageThread({ url, threadFile, statement: usageInsertStatement }),
+        }),
     ...(settings.usageQueueMaxEvents === undefined
       ? {}
       : {
@@ -273,6 +293,7 @@ async function openRedisParts(
 export async function openSingleProcessDataPlane(
   environment: NodeJS.ProcessEnv,
   logger: GatewayLogger,
+  options: LedgerOwnerOptions = {},
 ): Promise<NodeDataPlane> {
   const settings = readSettings(environment);
   const gapListeners: (() => void)[] = [];
@@ -284,7 +305,7 @@ export async function openSingleProcessDataPlane(
       : await openRedisParts(settings.redisUrl, logger, () => gapListeners.forEach((listener) => listener()), {
           waitForReady: true,
         });
-  const opened = await openLedgerOwner(settings, environment, logger).catch(async (error: unknown) => {
+  const opened = await openLedgerOwner(settings, environment, logger, options).catch(async (error: unknown) => {
     await redis?.close();
     throw error;
   });
@@ -336,9 +357,10 @@ export interface ClusterPrimaryDataPlane {
 export async function openClusterPrimaryDataPlane(
   environment: NodeJS.ProcessEnv,
   logger: GatewayLogger,
+  options: LedgerOwnerOptions = {},
 ): Promise<ClusterPrimaryDataPlane> {
   const settings = readSettings(environment);
-  const { owner, ledger } = await openLedgerOwner(settings, environment, logger);
+  const { owner, ledger } = await openLedgerOwner(settings, environment, logger, options);
   const withoutRedis = settings.redisUrl === undefined;
   let broadcast: ((invalidation: KeyInvalidation) => void) | undefined;
   const handlers = primaryHandlers({

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
 import type { GatewayLogger } from '../../src/services.ts';
@@ -128,6 +129,17 @@ async function runPrimaryWithoutDatabase(settings: NodeServerSettings, logging: 
   );
 }
 
+/**
+ * The usage thread's program beside this file: `postgres-usage-thread-main.js` next to `dist/server.js` (its own
+ * build entry), or the `.ts` source next to this one when run from source. Absent (a bundle of someone else's that
+ * left it out): undefined, and the ledger is written on the request thread.
+ */
+function usageThreadFile(): URL | undefined {
+  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const file = new URL(`./postgres-usage-thread-main${extension}`, import.meta.url);
+  return existsSync(file) ? file : undefined;
+}
+
 async function runPrimary(settings: NodeServerSettings, logging: NodeLogging): Promise<void> {
   const { logger } = logging;
   const masterKey = resolveMasterKey(process.env);
@@ -137,7 +149,7 @@ async function runPrimary(settings: NodeServerSettings, logging: NodeLogging): P
   // Redis too: a REDIS_URL that does not answer at start is reported once here, not by each worker in a loop.
   await checkRedisAtStart(process.env, logger);
   // The primary owns the database and the usage writer; workers reach them over IPC (node-data-plane.ts).
-  const plane = await openClusterPrimaryDataPlane(process.env, logger);
+  const plane = await openClusterPrimaryDataPlane(process.env, logger, { usageThreadFile: usageThreadFile() });
   const registry = new Registry();
   registerProcessMetrics(registry);
   registerUsageQueueMetrics(registry, plane.usageQueue, { role: 'ledger', canPersist: plane.ledger.canPersist });
@@ -215,7 +227,7 @@ async function runServer(
       if (!withDatabase) return undefined;
       const plane = isClusterWorker
         ? await openClusterWorkerDataPlane(process.env, createClusterRpcClient(), logger)
-        : await openSingleProcessDataPlane(process.env, logger);
+        : await openSingleProcessDataPlane(process.env, logger, { usageThreadFile: usageThreadFile() });
       registerUsageQueueMetrics(
         metrics.registry,
         plane.usageQueue,

@@ -4,7 +4,7 @@ import type { KeyStore } from '../../src/auth/key-store.ts';
 import { createDrizzleKeyStore } from '../../src/db/drizzle-key-store.ts';
 import { createDrizzleResponseStore } from '../../src/db/drizzle-response-store.ts';
 import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
-import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
+import { createDrizzleUsageSink, createPostgresJsonUsageSink } from '../../src/db/drizzle-usage-sink.ts';
 import { createSqliteKeyStore } from '../../src/db/sqlite-key-store.ts';
 import { createSqliteResponseStore } from '../../src/db/sqlite-response-store.ts';
 import { createSqliteUsageQuery } from '../../src/db/sqlite-usage-query.ts';
@@ -46,6 +46,17 @@ export interface DatabaseAccountingStores {
   close(timeoutMs: number): Promise<UsageQueueFlushResult>;
 }
 
+/**
+ * Runs the ledger's insert (`usageInsertStatement`, `$1` the batch's JSON) away from the request thread: the Node
+ * server's usage thread (adapters/node/postgres-usage-thread.ts).
+ */
+export interface PostgresUsageWriter {
+  /** Inserts one batch; settles once it is committed, or rejects with the database's error. */
+  insert(batchJson: string): Promise<void>;
+  /** Lets the inserts already sent finish, then releases the writer's connection. */
+  close(): Promise<void>;
+}
+
 /** Where {@link openDatabaseAccountingStores} opens its parts. */
 export interface DatabaseAccountingStoresOptions {
   /**
@@ -68,6 +79,11 @@ export interface DatabaseAccountingStoresOptions {
   spill?: boolean;
   /** Apply pending migrations under the advisory lock first (default true). */
   migrate?: boolean;
+  /**
+   * With `DATABASE_URL`: opens the writer the ledger's batches go through instead of the request thread's pool (the
+   * Node server passes its usage thread). Keys, usage reports and stored responses keep the pool.
+   */
+  postgresUsageWriter?: (databaseUrl: string) => PostgresUsageWriter;
   /** Tuning of the usage queue (batch size, delay, memory bound). */
   queue?: Omit<UsageQueueOptions, 'sink' | 'spill'>;
   /**
@@ -127,6 +143,11 @@ export async function openDatabaseAccountingStores(
   // The sinks encode a batch a slice per turn of the event loop; setImmediate is the next turn without the 1 ms a
   // zero-delay timer costs on Node (src/usage/usage-sink-turns.ts).
   const turns: UsageSinkTurnOptions = { nextTurn: () => new Promise((resolve) => setImmediate(resolve)) };
+  const databaseUrl = options.environment.DATABASE_URL;
+  const usageWriter =
+    database.kind === 'postgres' && databaseUrl && options.postgresUsageWriter
+      ? options.postgresUsageWriter(databaseUrl)
+      : undefined;
   const stores =
     database.kind === 'sqlite'
       ? {
@@ -137,7 +158,10 @@ export async function openDatabaseAccountingStores(
         }
       : {
           keyStore: createDrizzleKeyStore(database.db),
-          usageSink: createDrizzleUsageSink(database.db, turns),
+          usageSink:
+            usageWriter === undefined
+              ? createDrizzleUsageSink(database.db, turns)
+              : createPostgresJsonUsageSink(usageWriter.insert, turns),
           usageQuery: createDrizzleUsageQuery(database.db),
           responseStore: createDrizzleResponseStore(database.db),
         };
@@ -166,6 +190,7 @@ export async function openDatabaseAccountingStores(
     async close(timeoutMs) {
       const flushed = await usageQueue.flush({ timeoutMs });
       await spill?.close();
+      await usageWriter?.close();
       await database.close();
       return flushed;
     },

@@ -4,7 +4,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testStoreDrivers, type TestDatabase, type TestStores } from '../../tests/services/test-database.ts';
+import { testUsageSinkDrivers, type TestDatabase, type TestStores } from '../../tests/services/test-database.ts';
 import type { UsageEvent } from '../usage/usage-event.ts';
 import type { ToriiDatabase } from './database.ts';
 import { createDrizzleUsageSink, usageColumns, usageRow } from './drizzle-usage-sink.ts';
@@ -56,7 +56,7 @@ const byRequestId = (events: UsageEvent[]) =>
 
 // The UsageSink conformance cases, on the Drizzle sink over Postgres and PGlite and the SQLite sink
 // (./sqlite-usage-sink.ts).
-describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) => {
+describe.each(testUsageSinkDrivers)('usage sink on $driver', ({ driver, create }) => {
   let stores: TestStores;
   let database: TestStores['database'];
   beforeAll(async () => {
@@ -201,35 +201,38 @@ describe.each(testStoreDrivers)('usage sink on $driver', ({ driver, create }) =>
     expect(await ledgerTotals(database, 'turns-bad-')).toEqual({ rows: 0, tokens: 0 });
   });
 
-  it.runIf(driver !== 'sqlite')('writes 5,000 events as one statement of one parameter', async () => {
-    if (database.kind === 'sqlite') return;
-    // A second Drizzle instance over the same database, with a logger that sees every statement sent.
-    const statements: Array<{ query: string; parameters: unknown[] }> = [];
-    const logger = { logQuery: (query: string, parameters: unknown[]) => statements.push({ query, parameters }) };
-    const client = driver === 'postgres' ? postgres(database.url, { max: 1, onnotice: () => {} }) : undefined;
-    const db: ToriiDatabase = client ? drizzle({ client, logger }) : withLogger(database, logger);
-    try {
-      const events = Array.from({ length: 5_000 }, (_, index) =>
-        usageEventFixture({ requestId: `bulk-${String(index).padStart(5, '0')}`, inputTokens: index }),
-      );
-      await createDrizzleUsageSink(db).write(events);
-      // Encoded in 100 slices of 50 (the default), sent as one insert whose one parameter holds every row.
-      expect(statements).toHaveLength(1);
-      const [statement] = statements;
-      expect(statement?.query).toMatch(
-        /^insert into "usage_events" .* select .* from jsonb_array_elements\(\$1::jsonb\) as events\(event\) on conflict/,
-      );
-      expect(statement?.parameters).toHaveLength(1);
-      const rows = JSON.parse(statement?.parameters[0] as string) as unknown[][];
-      expect(rows).toHaveLength(5_000);
-      expect(rows[4_999]).toEqual(usageRow(events[4_999]!));
-      expect(await ledgerTotals(database, 'bulk-')).toEqual({ rows: 5_000, tokens: (4_999 * 5_000) / 2 });
-      const [last] = await database.db.select().from(usageEvents).where(eq(usageEvents.requestId, 'bulk-04999'));
-      expect(last?.inputTokens).toBe(4_999);
-    } finally {
-      await client?.end({ timeout: 5 });
-    }
-  });
+  it.runIf(driver === 'postgres' || driver === 'pglite')(
+    'writes 5,000 events as one statement of one parameter',
+    async () => {
+      if (database.kind === 'sqlite') return;
+      // A second Drizzle instance over the same database, with a logger that sees every statement sent.
+      const statements: Array<{ query: string; parameters: unknown[] }> = [];
+      const logger = { logQuery: (query: string, parameters: unknown[]) => statements.push({ query, parameters }) };
+      const client = driver === 'postgres' ? postgres(database.url, { max: 1, onnotice: () => {} }) : undefined;
+      const db: ToriiDatabase = client ? drizzle({ client, logger }) : withLogger(database, logger);
+      try {
+        const events = Array.from({ length: 5_000 }, (_, index) =>
+          usageEventFixture({ requestId: `bulk-${String(index).padStart(5, '0')}`, inputTokens: index }),
+        );
+        await createDrizzleUsageSink(db).write(events);
+        // Encoded in 100 slices of 50 (the default), sent as one insert whose one parameter holds every row.
+        expect(statements).toHaveLength(1);
+        const [statement] = statements;
+        expect(statement?.query).toMatch(
+          /^insert into "usage_events" .* select .* from jsonb_array_elements\(\$1::jsonb\) as events\(event\) on conflict/,
+        );
+        expect(statement?.parameters).toHaveLength(1);
+        const rows = JSON.parse(statement?.parameters[0] as string) as unknown[][];
+        expect(rows).toHaveLength(5_000);
+        expect(rows[4_999]).toEqual(usageRow(events[4_999]!));
+        expect(await ledgerTotals(database, 'bulk-')).toEqual({ rows: 5_000, tokens: (4_999 * 5_000) / 2 });
+        const [last] = await database.db.select().from(usageEvents).where(eq(usageEvents.requestId, 'bulk-04999'));
+        expect(last?.inputTokens).toBe(4_999);
+      } finally {
+        await client?.end({ timeout: 5 });
+      }
+    },
+  );
 
   it.runIf(driver !== 'sqlite')('stores none of a batch when the database refuses its last row', async () => {
     if (database.kind === 'sqlite') return;

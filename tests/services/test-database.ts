@@ -17,7 +17,12 @@ import type { KeyStore } from '../../src/auth/key-store.ts';
 import { createDrizzleKeyStore, type DrizzleKeyStoreOptions } from '../../src/db/drizzle-key-store.ts';
 import { createDrizzleResponseStore, type DrizzleResponseStoreOptions } from '../../src/db/drizzle-response-store.ts';
 import { createDrizzleUsageQuery } from '../../src/db/drizzle-usage-query.ts';
-import { createDrizzleUsageSink } from '../../src/db/drizzle-usage-sink.ts';
+import {
+  createDrizzleUsageSink,
+  createPostgresJsonUsageSink,
+  usageInsertStatement,
+} from '../../src/db/drizzle-usage-sink.ts';
+import { openPostgresUsageThread } from '../../adapters/node/postgres-usage-thread.ts';
 import { createSqliteKeyStore } from '../../src/db/sqlite-key-store.ts';
 import { createSqliteResponseStore } from '../../src/db/sqlite-response-store.ts';
 import { createSqliteUsageQuery } from '../../src/db/sqlite-usage-query.ts';
@@ -251,4 +256,36 @@ export const testStoreDrivers = [
   { driver: 'postgres', create: async () => storesOver(await createTestDatabase()) },
   { driver: 'pglite', create: async () => storesOver(await createTestPglite()) },
   { driver: 'sqlite', create: async () => storesOver(await createTestSqlite()) },
+] as const;
+
+/**
+ * The drivers the usage sink's conformance cases run on (src/db/drizzle-usage-sink.test.ts): the store drivers, and
+ * Postgres written through the Node server's usage thread (adapters/node/postgres-usage-thread.ts).
+ *
+ * @example
+ * ```ts
+ * describe.each(testUsageSinkDrivers)('usage sink on $driver', ({ create }) => {});
+ * ```
+ */
+export const testUsageSinkDrivers = [
+  ...testStoreDrivers,
+  {
+    driver: 'postgres usage thread',
+    create: async (): Promise<TestStores> => {
+      const database = await createTestDatabase();
+      const thread = openPostgresUsageThread({
+        url: database.url,
+        threadFile: new URL('../../adapters/node/postgres-usage-thread-main.ts', import.meta.url),
+        statement: usageInsertStatement,
+      });
+      return {
+        ...storesOver(database),
+        usageSink: (turns) => createPostgresJsonUsageSink(thread.insert, turns),
+        async drop() {
+          await thread.close();
+          await database.drop();
+        },
+      };
+    },
+  },
 ] as const;
