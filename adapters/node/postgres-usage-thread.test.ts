@@ -16,6 +16,18 @@ const threadFile = new URL('./postgres-usage-thread-main.ts', import.meta.url);
 const batchOf = (...requestIds: string[]) =>
   usageBatchJson(requestIds.map((requestId) => usageEventFixture({ requestId })));
 
+/** A usage thread on `url`, and the list of the worker threads it started (in order). */
+function openWatchedThread(url: string) {
+  const threads: Worker[] = [];
+  const thread = openPostgresUsageThread({
+    url,
+    threadFile,
+    statement: usageInsertStatement,
+    onThread: (started) => threads.push(started),
+  });
+  return { thread, threads };
+}
+
 /** Resolves once `thread` has exited. */
 const exited = (thread: Worker) => new Promise<void>((resolve) => thread.once('exit', () => resolve()));
 
@@ -39,13 +51,7 @@ describe('the Postgres usage thread', () => {
   });
 
   it('inserts batches in the order they are sent, on a thread of its own that starts with the first', async () => {
-    const threads: Worker[] = [];
-    const thread = openPostgresUsageThread({
-      url: database.url,
-      threadFile,
-      statement: usageInsertStatement,
-      onThread: (started) => threads.push(started),
-    });
+    const { thread, threads } = openWatchedThread(database.url);
     expect(threads).toHaveLength(0);
     const batches = await Promise.all([batchOf('order-1', 'order-2'), batchOf('order-3'), batchOf('order-1')]);
     await Promise.all(batches.map((batch) => thread.insert(batch)));
@@ -75,13 +81,7 @@ describe('the Postgres usage thread', () => {
   });
 
   it('fails what was in flight when its thread dies, and starts a new one for the next batch', async () => {
-    const threads: Worker[] = [];
-    const thread = openPostgresUsageThread({
-      url: database.url,
-      threadFile,
-      statement: usageInsertStatement,
-      onThread: (started) => threads.push(started),
-    });
+    const { thread, threads } = openWatchedThread(database.url);
     await thread.insert(await batchOf('revive-1'));
     const inFlight = thread.insert(await batchOf('revive-2'));
     const gone = exited(threads[0]!);
@@ -99,13 +99,7 @@ describe('the Postgres usage thread', () => {
   it('closes after the batches already sent, and at once when it never started', async () => {
     const idle = openPostgresUsageThread({ url: database.url, threadFile, statement: usageInsertStatement });
     await idle.close();
-    const threads: Worker[] = [];
-    const thread = openPostgresUsageThread({
-      url: database.url,
-      threadFile,
-      statement: usageInsertStatement,
-      onThread: (started) => threads.push(started),
-    });
+    const { thread, threads } = openWatchedThread(database.url);
     const sent = Promise.all(
       await Promise.all(['close-1', 'close-2', 'close-3'].map((id) => batchOf(id))).then((batches) =>
         batches.map((batch) => thread.insert(batch)),
