@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import postgres from 'postgres';
+import { redactDatabaseError } from '../shared/database-errors.ts';
 import { lowerThreadPriority } from '../shared/thread-priority.ts';
 import type { UsageThreadAnswer, UsageThreadRequest, UsageThreadSettings } from './postgres-usage-thread-messages.ts';
 
@@ -29,18 +30,6 @@ const client = postgres(settings.url, {
 client.options.serializers[114] = (value: unknown) => value;
 client.options.serializers[3802] = (value: unknown) => value;
 
-/** The innermost error carrying a code (postgres-js wraps some), as the message and code the request thread redacts. */
-function failureOf(error: unknown): { message: string; code: string | undefined } {
-  let current = error as { message?: unknown; code?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (typeof current.code === 'string')
-      return { message: typeof current.message === 'string' ? current.message : String(current), code: current.code };
-    current = current.cause as typeof current;
-  }
-  const message = (error as { message?: unknown } | null)?.message;
-  return { message: typeof message === 'string' ? message : String(error), code: undefined };
-}
-
 /** The inserts sent to the connection and not settled yet: `close` waits for them. */
 const inFlight = new Set<Promise<void>>();
 
@@ -56,8 +45,11 @@ port.on('message', (request: UsageThreadRequest) => {
   }
   const insert = client.unsafe(settings.statement, [request.batchJson]).then(
     () => port.postMessage({ id: request.id, ok: true } satisfies UsageThreadAnswer),
-    (error: unknown) =>
-      port.postMessage({ id: request.id, ok: false, ...failureOf(error) } satisfies UsageThreadAnswer),
+    (error: unknown) => {
+      // Redacted here, before it leaves the thread: the SQLSTATE (or system code) and the server's reason only.
+      const { message, code } = redactDatabaseError(error);
+      port.postMessage({ id: request.id, ok: false, message, code } satisfies UsageThreadAnswer);
+    },
   );
   inFlight.add(insert);
   void insert.finally(() => inFlight.delete(insert));

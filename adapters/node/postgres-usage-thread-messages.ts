@@ -12,6 +12,6 @@ export interface UsageThreadSettings {
 export type UsageThreadRequest =
   { id: number; kind: 'insert'; batchJson: string } | { id: number; kind: 'close'; timeoutSeconds: number };
 
-/** The usage thread's answer to a request: done, or why not (message and code, redacted by the receiver). */
+/** The usage thread's answer to a request: done, or why not (message and code, redacted in the thread). */
 export type UsageThreadAnswer =
   { id: number; ok: true } | { id: number; ok: false; message: string; code: string | undefined };

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { PostgresUsageWriter } from '../shared/database-accounting-stores.ts';
+import { DatabaseOperationError } from '../shared/database-errors.ts';
 import type { UsageThreadAnswer, UsageThreadRequest, UsageThreadSettings } from './postgres-usage-thread-messages.ts';
 
 /** Options of {@link openPostgresUsageThread}. */
@@ -24,9 +25,9 @@ interface PendingInsert {
   reject(error: Error): void;
 }
 
-/** A database failure as the thread reported it; the accounting stores redact it (database-errors.ts). */
-function threadFailure(message: string, code: string | undefined): Error {
-  return Object.assign(new Error(message), code === undefined ? {} : { code });
+/** A failure as the thread reported it (already redacted there), or of the thread itself. */
+function threadFailure(message: string, code: string | undefined): DatabaseOperationError {
+  return new DatabaseOperationError(message, code);
 }
 
 /**
@@ -77,7 +78,7 @@ export function openPostgresUsageThread(options: PostgresUsageThreadOptions): Po
       if (ended) return;
       ended = true;
       if (thread === started) thread = undefined;
-      const error = threadFailure(`the usage thread ${reason}`, 'ECONNRESET');
+      const error = threadFailure(`database unavailable: the usage thread ${reason}`, 'ECONNRESET');
       for (const call of pending.values()) call.reject(error);
       pending.clear();
     };
@@ -98,7 +99,7 @@ export function openPostgresUsageThread(options: PostgresUsageThreadOptions): Po
     insert(batchJson) {
       return new Promise<void>((resolve, reject) => {
         if (closing !== undefined) {
-          reject(threadFailure('the usage thread is closed', 'ECONNRESET'));
+          reject(threadFailure('database unavailable: the usage thread is closed', 'ECONNRESET'));
           return;
         }
         post({ id: nextId++, kind: 'insert', batchJson }, { resolve, reject });
