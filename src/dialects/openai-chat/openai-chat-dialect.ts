@@ -12,10 +12,10 @@ import { renderOpenAIChatResponse } from './openai-chat-render-response.ts';
 import { createOpenAIChatStreamRenderer, renderOpenAIStreamBreak } from './openai-chat-render-stream.ts';
 import { openAIChatRequestSchema, type OpenAIChatRequest } from './openai-chat-request-schema.ts';
 import { openAIChatToCanonical } from './openai-chat-to-canonical.ts';
-import { sendsAsParsed } from '../verbatim-native-text.ts';
+import { verbatimTextCheck } from '../verbatim-native-text.ts';
 
 /** The keys the gateway routes, checks or accounts a chat request by: each must occur once to send the text as is. */
-const verbatimKeys = ['model', 'stream', 'stream_options', 'include_usage'];
+const sendsAsParsed = verbatimTextCheck(['model', 'stream', 'stream_options', 'include_usage']);
 
 /**
  * Validates a parsed body against the OpenAI chat schema; a violation is a 400 whose `param` names the field. Plain
@@ -100,7 +100,7 @@ export const openAIChatDialect: ClientDialect<OpenAIChatRequest, CanonicalChatRe
   nativeText(request, body, text, target) {
     if (body.model !== target.model) return undefined;
     if (request.stream === true && request.stream_options?.include_usage !== true) return undefined;
-    return sendsAsParsed(text, verbatimKeys) ? text : undefined;
+    return sendsAsParsed(text) ? text : undefined;
   },
   checkNativeAnswer: checkOpenAIAnswer,
   createNativeStreamTap: (request, options) =>
