@@ -171,6 +171,45 @@ describe('the Node server direct path for model routes', () => {
     expect(answer.status).toBe(200);
   });
 
+  it('takes a body that came in the same read as its headers from the buffer, without the stream events', async () => {
+    // The route runs inside the 'request' event, before the parser pushes the body: read a microtask later, the
+    // body is taken from the message's buffer and the message never switches to flowing mode.
+    const flowing: (boolean | null)[] = [];
+    const watch = (incoming: import('node:http').IncomingMessage, outgoing: import('node:http').ServerResponse) =>
+      outgoing.once('finish', () => flowing.push(incoming.readableFlowing));
+    running.server.prependListener('request', watch);
+    try {
+      const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
+      const answer = readResponse(socket);
+      socket.write(chatRequest(chatBody()));
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body).object).toBe('chat.completion');
+      // A second request on the same connection is read the same way.
+      const second = readResponse(socket);
+      socket.write(chatRequest(chatBody({ user: 'second' })));
+      expect((await second).status).toBe(200);
+      socket.destroy();
+      expect(flowing).toEqual([null, null]);
+    } finally {
+      running.server.off('request', watch);
+    }
+  });
+
+  it('closes a connection whose request is followed by bytes that are not HTTP in the same write, and serves on', async () => {
+    // Node answers the parse error (400) and destroys the socket, which may happen before the route reads the body:
+    // the request must neither hang nor take the server down.
+    const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
+    socket.on('error', () => {});
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(chatRequest(chatBody()) + 'NOT HTTP AT ALL\r\n\r\n');
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 (200|400) /);
+    expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
+  });
+
   it('reads a body that arrives after its headers, in pieces', async () => {
     const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
     const body = chatBody();
