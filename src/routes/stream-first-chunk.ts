@@ -15,18 +15,12 @@ export async function readerAfterFirstChunk(
   providerName: string,
   redactor: SecretRedactor,
 ): Promise<ChunkReader> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const silence = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UpstreamLimitError('idle-timeout', idleTimeoutMs)), idleTimeoutMs);
-  });
   let first: ReadableStreamReadResult<Uint8Array>;
   try {
-    first = await Promise.race([reader.read(), silence]);
+    first = await withinIdleTimeout(reader.read(), idleTimeoutMs);
   } catch (error) {
     reader.cancel(error).catch(() => {});
     throw upstreamReadFailure(error, providerName, redactor, true);
-  } finally {
-    clearTimeout(timer);
   }
   if (first.done) {
     throw upstreamError(
@@ -48,4 +42,34 @@ export async function readerAfterFirstChunk(
     },
     cancel: (reason) => reader.cancel(reason),
   };
+}
+
+/**
+ * The read's result, or an idle-timeout failure after `idleTimeoutMs`. The timer is set only when the result is not
+ * there a microtask later: the first bytes usually came in the same socket read as the response's headers, and a
+ * timer set and cleared costs more than the wait (Node creates and drops the timer list of its duration each time
+ * when requests come one at a time).
+ */
+async function withinIdleTimeout<Result>(read: Promise<Result>, idleTimeoutMs: number): Promise<Result> {
+  let settled = false;
+  let result: Result | undefined;
+  read.then(
+    (value) => {
+      settled = true;
+      result = value;
+    },
+    () => {},
+  );
+  // The reaction above runs before this function resumes when `read` is already fulfilled.
+  await undefined;
+  if (settled) return result as Result;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UpstreamLimitError('idle-timeout', idleTimeoutMs)), idleTimeoutMs);
+  });
+  try {
+    return await Promise.race([read, silence]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
