@@ -196,6 +196,38 @@ describe('the Node server direct path for model routes', () => {
     }
   });
 
+  it('serves pipelined requests that came in one write, each with its own body, in order', async () => {
+    const socket = connect(Number(new URL(baseURL).port), '127.0.0.1');
+    const users = ['first', 'second', 'third'];
+    // The answers may arrive in one read: they are split by their content-length here, not by reads.
+    const answers = await new Promise<{ status: number; body: string }[]>((resolve, reject) => {
+      let received = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        const parsed: { status: number; body: string }[] = [];
+        let at = 0;
+        for (;;) {
+          const headEnd = received.indexOf('\r\n\r\n', at);
+          if (headEnd < 0) break;
+          const head = received.subarray(at, headEnd).toString('latin1');
+          const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+          if (Number.isNaN(length) || received.length < headEnd + 4 + length) break;
+          parsed.push({
+            status: Number(head.split(' ')[1]),
+            body: received.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8'),
+          });
+          at = headEnd + 4 + length;
+        }
+        if (parsed.length === users.length) resolve(parsed);
+      });
+      socket.once('close', () => reject(new Error('closed before three answers')));
+      socket.write(users.map((user) => chatRequest(chatBody({ user }))).join(''));
+    });
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    for (const answer of answers) expect(JSON.parse(answer.body).object).toBe('chat.completion');
+    socket.destroy();
+  });
+
   it('closes a connection whose request is followed by bytes that are not HTTP in the same write, and serves on', async () => {
     // Node answers the parse error (400) and destroys the socket, which may happen before the route reads the body:
     // the request must neither hang nor take the server down.
