@@ -159,7 +159,9 @@ async function main(): Promise<number> {
   servicesStarting.catch(() => {});
   const mockScript = await compileBenchServer(join(benchDirectory, 'bench-mock-upstream.ts'), temporaryDirectory);
   const services = await servicesStarting;
-  log(`PostgreSQL (pid ${services.postgresPid}) and Redis (pid ${services.redisPid}) up, pinned to CPU ${loadCpu}`);
+  log(
+    `PostgreSQL (pid ${services.postgresPid}) and Redis (pid ${services.redisPid}) up, pinned to CPU ${loadCpu}, ${services.scheduling}`,
+  );
   const [mockPort, toriiPort] = [await freePort(), await freePort()];
   const mockURL = `http://127.0.0.1:${mockPort}`;
   await startServer({

@@ -104,7 +104,9 @@ async function main(): Promise<number> {
   let services: BenchServices | undefined;
   try {
     services = await servicesStarting;
-    log(`PostgreSQL (pid ${services.postgresPid}) and Redis (pid ${services.redisPid}) up, pinned to CPU ${loadCpu}`);
+    log(
+      `PostgreSQL (pid ${services.postgresPid}) and Redis (pid ${services.redisPid}) up, pinned to CPU ${loadCpu}, ${services.scheduling}`,
+    );
   } catch (error) {
     problems.push(`production not measured: ${firstLine(error)}`);
   }
