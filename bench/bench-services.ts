@@ -104,7 +104,7 @@ function lowerPriority(pids: readonly number[]): void {
 }
 
 /** Where {@link idleCpuGroup} put the services, and how to remove the group once they have exited. */
-interface IdleCpuGroup {
+export interface IdleCpuGroup {
   /** For the log: the group's path, or why there is none. */
   description: string;
   /** Removes the (by then empty) group; waits up to `waitMs` for killed processes to leave it. Never throws. */
@@ -120,8 +120,14 @@ interface IdleCpuGroup {
  * gaps of 2-3.4 ms, each while PostgreSQL ran on CPU 1 with the mock woken and waiting (or CPU 1 idle right after);
  * with the idle group, 0.5% in gaps under 2 ms, as in the lean shape (0.4%). Best effort: cgroup v1's `cpu`
  * hierarchy or v2 with the `cpu` controller, and root; otherwise the bench runs without it and says so.
+ *
+ * @example
+ * const group = idleCpuGroup([postgresPid, redisPid]);
+ * log(group.description); // "idle CPU group /sys/fs/cgroup/cpu/torii-bench-services-1234"
+ * // ... stop the services ...
+ * group.remove(2000);
  */
-function idleCpuGroup(pids: readonly number[]): IdleCpuGroup {
+export function idleCpuGroup(pids: readonly number[]): IdleCpuGroup {
   const name = `torii-bench-services-${process.pid}`;
   const version1 = '/sys/fs/cgroup/cpu';
   const root = existsSync(`${version1}/cpu.idle`) || existsSync(`${version1}/tasks`) ? version1 : '/sys/fs/cgroup';
