@@ -3,6 +3,7 @@ import type { SecretRedactor } from '../security/secret-redactor.ts';
 import type { ChunkReader } from '../services.ts';
 import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import { upstreamReadFailure } from './call-upstream.ts';
+import { settlesAtOnce } from './settles-at-once.ts';
 
 /**
  * Waits for a stream's first bytes before anything goes to the client, and hands back a reader that yields them
@@ -51,18 +52,7 @@ export async function readerAfterFirstChunk(
  * when requests come one at a time).
  */
 async function withinIdleTimeout<Result>(read: Promise<Result>, idleTimeoutMs: number): Promise<Result> {
-  let settled = false;
-  let result: Result | undefined;
-  read.then(
-    (value) => {
-      settled = true;
-      result = value;
-    },
-    () => {},
-  );
-  // The reaction above runs before this function resumes when `read` is already fulfilled.
-  await undefined;
-  if (settled) return result as Result;
+  if (await settlesAtOnce(read)) return read;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silence = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new UpstreamLimitError('idle-timeout', idleTimeoutMs)), idleTimeoutMs);

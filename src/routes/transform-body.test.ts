@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isUpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import {
   createDeferredEnd,
@@ -137,6 +137,52 @@ describe('transformBody', () => {
       await new Promise((resolve) => setTimeout(resolve, 120));
     }
     expect(text).toBe('01234|END');
+  });
+
+  describe('timers', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('arms no timer for a stream whose bytes are all there when it is read (the final event and the end included)', async () => {
+      const armed = vi.spyOn(globalThis, 'setTimeout');
+      const source = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode('a END'));
+          controller.enqueue(encoder.encode(' trailing'));
+          controller.close();
+        },
+      });
+      const terminating: Transformer<Uint8Array, Uint8Array> = {
+        transform(chunk, controller) {
+          controller.enqueue(chunk);
+          if (decoder.decode(chunk).includes('END')) controller.terminate();
+        },
+      };
+      const text = await new Response(transformBody(source, terminating, { idleTimeoutMs: 60_000 })).text();
+      expect(text).toBe('a END');
+      // The rest of the upstream is read in the background (releaseUpstream): let it finish.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(armed).not.toHaveBeenCalled();
+    });
+
+    it('arms the idle timer once for a stream that waits on every read, not once per chunk', async () => {
+      const armed = vi.spyOn(globalThis, 'setTimeout');
+      let sent = 0;
+      const source = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            if (sent === 5) controller.close();
+            else controller.enqueue(encoder.encode(String(sent++)));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const text = await new Response(transformBody(source, upperCase(), { idleTimeoutMs: 60_000 })).text();
+      expect(text).toBe('01234|END');
+      expect(armed.mock.calls.filter(([, delay]) => delay === 60_000)).toHaveLength(1);
+    });
   });
 
   describe('a transformer that terminates (the final event came)', () => {

@@ -2,6 +2,7 @@ import type { ChunkReader } from '../services.ts';
 import { UpstreamLimitError } from '../upstream/upstream-limit-error.ts';
 import { concatenateChunks } from '../framing/concatenate-chunks.ts';
 import type { CancellableTransformer } from '../framing/stream-end.ts';
+import { settlesAtOnce } from './settles-at-once.ts';
 
 /** How {@link transformBody} watches and ends a stream. */
 export interface TransformBodyOptions {
@@ -71,11 +72,14 @@ const releaseMaxBytes = 64 * 1024;
  */
 function releaseUpstream(reader: ChunkReader, graceMs: number): void {
   const cancel = (): void => void reader.cancel().catch(() => undefined);
-  const timer = setTimeout(cancel, graceMs);
+  // Armed at the first read that waits: the rest (often just the end) is usually there already.
+  let timer: ReturnType<typeof setTimeout> | undefined;
   let received = 0;
   const drain = async (): Promise<void> => {
     for (;;) {
-      const { done, value } = await reader.read();
+      const read = reader.read();
+      if (timer === undefined && !(await settlesAtOnce(read))) timer = setTimeout(cancel, graceMs);
+      const { done, value } = await read;
       if (done) return;
       received += value.byteLength;
       if (received > releaseMaxBytes) return cancel();
@@ -126,7 +130,8 @@ export interface StreamPump {
  * client's stream at once; the upstream's remainder is released in the background ({@link releaseUpstream}), and
  * nothing is ever sent after the transformer's last output.
  *
- * One timer per stream watches for silence; it is re-armed only when it fires, not per chunk.
+ * One timer per stream watches for silence, armed at the first read that has to wait (none for a stream whose bytes
+ * all came with its first read) and re-armed only when it fires, not per chunk.
  *
  * @example
  * const pump = createStreamPump(upstream.body.getReader(), transformer, { idleTimeoutMs: 60_000 });
@@ -186,11 +191,14 @@ export function createStreamPump(
       while (pending.length === 0 && !terminated) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
+          const read = reader.read();
           if (idleTimeoutMs !== undefined) {
             waitingSince = now();
-            idleTimer ??= setTimeout(checkIdle, idleTimeoutMs);
+            // Armed for the first read that waits, not for one whose bytes are there already (see settlesAtOnce).
+            if (idleTimer === undefined && !(await settlesAtOnce(read)))
+              idleTimer = setTimeout(checkIdle, idleTimeoutMs);
           }
-          result = await reader.read();
+          result = await read;
           waitingSince = -1;
           // A read cut short by the idle timeout resolves as done; it is a failure.
           if (idleFailure !== undefined) throw idleFailure;
