@@ -1,11 +1,20 @@
 import type { Dispatcher } from 'undici';
 import type { ChunkReader, UpstreamResponse } from '../../src/services.ts';
-import { concatenateChunks } from '../../src/framing/concatenate-chunks.ts';
 import { UpstreamLimitError } from '../../src/upstream/upstream-limit-error.ts';
 
 type RawHeaders = Record<string, string | string[] | undefined>;
 
 const textDecoder = new TextDecoder();
+
+/**
+ * The chunks' bytes in one (the one chunk itself when there is only one). `Buffer.concat` takes results under 4 KiB
+ * from Node's shared pool instead of giving each its own zero-filled ArrayBuffer as `new Uint8Array` does: half the
+ * cost for a stream read of a dozen events (0.36 against 0.76 µs, measured). Nothing downstream detaches or transfers
+ * a body chunk's buffer, which a pooled one must never be.
+ */
+function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
 
 /**
  * Bytes held for a reader before the upstream socket is paused: what the body stream's reader has not taken yet, and
@@ -156,7 +165,7 @@ export class UndiciDispatchResponse implements UpstreamResponse {
       this.#chunks = [];
       this.#bufferedBytes = 0;
       if (this.#controller.paused) this.#controller.resume();
-      return { done: false, value: concatenateChunks(chunks) };
+      return { done: false, value: joinChunks(chunks) };
     }
     if (this.#failure !== undefined) return this.#failure;
     if (this.#ended) return { done: true, value: undefined };
@@ -269,6 +278,6 @@ export class UndiciDispatchResponse implements UpstreamResponse {
     const chunks = this.#chunks;
     this.#chunks = [];
     this.#bufferedBytes = 0;
-    return textDecoder.decode(concatenateChunks(chunks));
+    return textDecoder.decode(joinChunks(chunks));
   }
 }
