@@ -28,6 +28,9 @@ function labelsOf(entries: Record<string, string | undefined>): Record<string, s
   return labels;
 }
 
+/** The fields of a request's observation that pick its series (their labels). */
+type SeriesLabel = 'modelGroup' | 'provider' | 'operation' | 'clientApi' | 'status' | 'stream';
+
 interface RequestSeries {
   requests: CounterSeries;
   requestDuration: HistogramSeries;
@@ -126,8 +129,20 @@ export function createGatewayPrometheusMetrics(): GatewayPrometheusMetrics {
   });
 
   const series = new Map<string, RequestSeries>();
+  /** The labels and series of the last request: a run of requests alike (the usual case) builds no key at all. */
+  let last: (Pick<RequestObservation, SeriesLabel> & { found: RequestSeries }) | undefined;
   const seriesFor = (observation: RequestObservation): RequestSeries => {
     const { modelGroup, provider, operation, clientApi, status, stream } = observation;
+    if (
+      last !== undefined &&
+      last.modelGroup === modelGroup &&
+      last.provider === provider &&
+      last.operation === operation &&
+      last.clientApi === clientApi &&
+      last.status === status &&
+      last.stream === stream
+    )
+      return last.found;
     const key = `${modelGroup}\u0000${provider}\u0000${operation}\u0000${clientApi}\u0000${status}\u0000${stream}`;
     let found = series.get(key);
     if (found === undefined) {
@@ -150,6 +165,7 @@ export function createGatewayPrometheusMetrics(): GatewayPrometheusMetrics {
       };
       series.set(key, found);
     }
+    last = { modelGroup, provider, operation, clientApi, status, stream, found };
     return found;
   };
 
