@@ -22,7 +22,8 @@ import { formatNumber, formatPercent, formatSigned } from './bench-tables.ts';
 /** The outcome of one check. */
 export interface AcceptanceCheck {
   name: string;
-  status: 'pass' | 'fail' | 'missing';
+  /** `inconclusive`: measured, but the base was disturbed in every round that could be judged; not a pass. */
+  status: 'pass' | 'fail' | 'missing' | 'inconclusive';
   detail: string;
 }
 
@@ -95,7 +96,11 @@ function ratioCheck(
  * A latency difference check: `pick(row) - pick(base)` at most `maximum` ms, judged on the median of the per-round
  * differences (the row medians' difference when the two share no round). With `quiet`, on the rounds in which neither
  * run had more than {@link quietStealPercent}% steal, when there are at least two of them; the detail lists every
- * round's difference and steal either way.
+ * round's difference and steal either way. With `floorBase` (the base is the floor), a round in which the floor came
+ * out slower than the row is left out: the least a proxy can do cannot take longer than the gateway, so that round
+ * measured a disturbance of the floor's run (seen at 1,000 rps as a floor p99 of 11-55 ms beside a gateway's 3-5 ms,
+ * with no steal), and its negative difference would pass the check on it. When every round is left out the check is
+ * `inconclusive`.
  */
 function differenceCheck(
   name: string,
@@ -104,13 +109,33 @@ function differenceCheck(
   pick: (round: Pick<RoundResult, 'p50_ms' | 'p99_ms'>) => number,
   maximum: number,
   quiet = false,
+  floorBase = false,
 ): AcceptanceCheck {
   if (row === undefined || base === undefined) {
     return { name, status: 'missing', detail: `not measured: ${row === undefined ? 'the shape' : 'the base'} row` };
   }
   const rowDelta = pick(row) - pick(base);
   const quietOnes = quiet ? quietRounds([row.rounds, base.rounds], quietStealPercent) : [];
-  const judged = quietOnes.length >= 2 ? new Set(quietOnes) : undefined;
+  let judged = quietOnes.length >= 2 ? new Set(quietOnes) : undefined;
+  const disturbed = floorBase ? floorSlowerRounds(row, base, pick, judged) : [];
+  let disturbedNote = '';
+  if (disturbed.length > 0) {
+    const kept = row.rounds.map((round) => round.round).filter((round) => judged === undefined || judged.has(round));
+    judged = new Set(kept.filter((round) => !disturbed.includes(round)));
+    disturbedNote =
+      `; the floor was slower than ${row.target} in round ${disturbed.join(', ')} ` +
+      `(${disturbed.map((round) => formatNumber(pickRound(base, round, pick), 3)).join(', ')} ms): ` +
+      `a disturbed floor, left out`;
+    if (judged.size === 0) {
+      return {
+        name,
+        status: 'inconclusive',
+        detail:
+          `${formatNumber(pick(row), 3)} vs ${formatNumber(pick(base), 3)} ms = ${formatSigned(rowDelta, 3)} ms` +
+          `${disturbedNote}, which leaves no round to judge: run the bench again on a quieter machine`,
+      };
+    }
+  }
   const paired = pairedMedian(row, base, pick, 'difference', judged);
   const delta = paired ?? rowDelta;
   const { errors, note } = errorsNote([row, base]);
@@ -123,12 +148,37 @@ function differenceCheck(
         ? ''
         : judged === undefined
           ? `; median of the per-round differences ${formatSigned(paired, 3)} ms`
-          : `; median of the differences in the ${judged.size} quiet rounds (steal <= ${quietStealPercent}%) ` +
+          : `; median of the differences in the ${judged.size} ` +
+            `${quietOnes.length >= 2 ? `quiet rounds (steal <= ${quietStealPercent}%) ` : 'rounds judged '}` +
             `${formatSigned(paired, 3)} ms`) +
       (quiet ? roundsNote(row, base, pick, quietOnes.length) : '') +
+      disturbedNote +
       saturationNote([row, base]) +
       note,
   };
+}
+
+/** The `pick` of `rows`'s round `round` (NaN when it has none). */
+function pickRound(
+  rows: BenchRow,
+  round: number,
+  pick: (round: Pick<RoundResult, 'p50_ms' | 'p99_ms'>) => number,
+): number {
+  const found = rows.rounds.find((candidate) => candidate.round === round);
+  return found === undefined ? Number.NaN : pick(found);
+}
+
+/** The rounds (of `only`, when given) in which the floor's `pick` was above the row's: see {@link differenceCheck}. */
+function floorSlowerRounds(
+  row: BenchRow,
+  floor: BenchRow,
+  pick: (round: Pick<RoundResult, 'p50_ms' | 'p99_ms'>) => number,
+  only: ReadonlySet<number> | undefined,
+): number[] {
+  return row.rounds
+    .filter((round) => only === undefined || only.has(round.round))
+    .filter((round) => pickRound(floor, round.round, pick) > pick(round))
+    .map((round) => round.round);
 }
 
 /** Each round's difference with the larger steal of its two runs: `round 1 +0.4 ms (steal 0.3%)`. */
@@ -240,6 +290,7 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
       p99,
       t.productionP99DeltaMs,
       true,
+      true,
     ),
     keyPair === undefined
       ? differenceCheck(keyCheckName, row('production', 'c1'), row('production-master', 'c1'), p50, t.keyAddedP50Ms)
@@ -321,7 +372,7 @@ export function evaluateAcceptance(rows: readonly BenchRow[]): AcceptanceCheck[]
 
 /** The pass/fail summary, one line per check and an overall verdict. */
 export function formatAcceptance(checks: readonly AcceptanceCheck[]): string {
-  const label = { pass: 'PASS', fail: 'FAIL', missing: 'MISSING' } as const;
+  const label = { pass: 'PASS', fail: 'FAIL', missing: 'MISSING', inconclusive: 'INCONCLUSIVE' } as const;
   const lines = checks.map((check) => `  ${label[check.status].padEnd(7)}  ${check.name}: ${check.detail}`);
   const passed = checks.filter((check) => check.status === 'pass').length;
   const overall = passed === checks.length ? 'PASS' : 'FAIL';

@@ -208,6 +208,45 @@ describe('evaluateAcceptance', () => {
     expect(unread.detail).toContain('round 1 +0.500 ms (steal -)');
   });
 
+  it("leaves out the rounds in which the floor's p99 was above production's, and is inconclusive when that is every one", () => {
+    const rate = (target: TargetName, p99s: number[]): BenchRow =>
+      row(target, 'rate', {
+        rounds: p99s.map((p99, index) => ({
+          round: index + 1,
+          rps: 1_000,
+          p50_ms: 0.4,
+          p99_ms: p99,
+          cpu_ms_per_request: 0.3,
+          steal_percent: 0,
+        })),
+      });
+    const withRate = (floor: BenchRow, production: BenchRow): BenchRow[] =>
+      passingRun().map((candidate) =>
+        is('floor', 'rate')(candidate) ? floor : is('production', 'rate')(candidate) ? production : candidate,
+      );
+    // A floor at 21.7 ms beside production's 3.05 (seen on a disturbed machine) is not a floor: its -18.6 ms would pass.
+    const broken = evaluateAcceptance(
+      withRate(rate('floor', [21.7, 11.6, 23.3]), rate('production', [3.05, 3, 3.2])),
+    )[1]!;
+    expect(broken.status).toBe('inconclusive');
+    expect(broken.detail).toContain(
+      'the floor was slower than production in round 1, 2, 3 (21.700, 11.600, 23.300 ms)',
+    );
+    expect(formatAcceptance([broken])).toContain('INCONCLUSIVE');
+    expect(formatAcceptance([broken])).toContain('FAIL: 0/1');
+    // One disturbed round of three: judged on the other two, where production is 1.5 and 1.7 ms above the floor.
+    const oneOff = evaluateAcceptance(withRate(rate('floor', [1, 30, 1]), rate('production', [2.5, 3, 2.7])))[1]!;
+    expect(oneOff.status).toBe('fail');
+    expect(oneOff.detail).toContain('median of the differences in the 2 quiet rounds (steal <= 1%) +1.600 ms');
+    expect(oneOff.detail).toContain(
+      'the floor was slower than production in round 2 (30.000 ms): a disturbed floor, left out',
+    );
+    // An equal p99 is no sign of a disturbed floor.
+    const equal = evaluateAcceptance(withRate(rate('floor', [2, 2, 2]), rate('production', [2, 2, 2])))[1]!;
+    expect(equal.status).toBe('pass');
+    expect(equal.detail).not.toContain('disturbed');
+  });
+
   it('judges time to first byte on the step-by-step pairs with the floor when the runs have them', () => {
     // The row medians say +0.5 ms (the floor's runs were on a fast minute); the pairs measured beside the floor in
     // each run say +0.04, +0.06, +0.3: median +0.06, over the 0.1 ms allowed only when the pairs say so.
