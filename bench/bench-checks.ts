@@ -117,11 +117,16 @@ function differenceCheck(
   const rowDelta = pick(row) - pick(base);
   const quietOnes = quiet ? quietRounds([row.rounds, base.rounds], quietStealPercent) : [];
   let judged = quietOnes.length >= 2 ? new Set(quietOnes) : undefined;
-  const disturbed = floorBase ? floorSlowerRounds(row, base, pick, judged) : [];
+  // The rounds it would be judged on, and those of them in which the floor was slower than the row.
+  const candidates = row.rounds
+    .map((round) => round.round)
+    .filter((round) => judged === undefined || judged.has(round));
+  const disturbed = floorBase
+    ? candidates.filter((round) => pickRound(base, round, pick) > pickRound(row, round, pick))
+    : [];
   let disturbedNote = '';
   if (disturbed.length > 0) {
-    const kept = row.rounds.map((round) => round.round).filter((round) => judged === undefined || judged.has(round));
-    judged = new Set(kept.filter((round) => !disturbed.includes(round)));
+    judged = new Set(candidates.filter((round) => !disturbed.includes(round)));
     disturbedNote =
       `; the floor was slower than ${row.target} in round ${disturbed.join(', ')} ` +
       `(${disturbed.map((round) => formatNumber(pickRound(base, round, pick), 3)).join(', ')} ms): ` +
@@ -166,19 +171,6 @@ function pickRound(
 ): number {
   const found = rows.rounds.find((candidate) => candidate.round === round);
   return found === undefined ? Number.NaN : pick(found);
-}
-
-/** The rounds (of `only`, when given) in which the floor's `pick` was above the row's: see {@link differenceCheck}. */
-function floorSlowerRounds(
-  row: BenchRow,
-  floor: BenchRow,
-  pick: (round: Pick<RoundResult, 'p50_ms' | 'p99_ms'>) => number,
-  only: ReadonlySet<number> | undefined,
-): number[] {
-  return row.rounds
-    .filter((round) => only === undefined || only.has(round.round))
-    .filter((round) => pickRound(floor, round.round, pick) > pick(round))
-    .map((round) => round.round);
 }
 
 /** Each round's difference with the larger steal of its two runs: `round 1 +0.4 ms (steal 0.3%)`. */
